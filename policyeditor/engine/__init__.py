@@ -1,0 +1,1 @@
+"""Kubernetes admission and CEL, in pure Python: nothing here imports Django."""

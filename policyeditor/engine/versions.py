@@ -1,0 +1,82 @@
+"""The Kubernetes versions we target, and which API versions each one serves."""
+
+from __future__ import annotations
+
+GROUP = "admissionregistration.k8s.io"
+
+KUBERNETES_VERSIONS: tuple[str, ...] = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
+DEFAULT_VERSION = KUBERNETES_VERSIONS[-1]
+
+VALIDATING_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
+MUTATING_KINDS = ("MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding")
+
+# First minor version in which each API version of each kind family is served (KUBERNETES.md 1).
+# VAP v1alpha1 and v1beta1 are still listed by the docs as served (behind runtime-config) in 1.30+;
+# their removal targets (1.32 / 1.34) are targets, so we keep serving them across our range.
+_API_VERSIONS: dict[str, tuple[tuple[str, int, int | None], ...]] = {
+    "validating": (("v1alpha1", 26, None), ("v1beta1", 28, None), ("v1", 30, None)),
+    "mutating": (("v1alpha1", 32, None), ("v1beta1", 34, None), ("v1", 36, None)),
+}
+
+
+def parse_version(version: str) -> tuple[int, int]:
+    """Turn "1.34" (or "v1.34", "1.34.2") into (1, 34); ValueError if it is not a version."""
+    text = version.strip().lstrip("v")
+    parts = text.split(".")
+    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+        raise ValueError(f"not a Kubernetes version: {version!r} (expected e.g. 1.34)")
+    return int(parts[0]), int(parts[1])
+
+
+def normalize_version(version: str | None) -> str:
+    """Return the canonical "1.NN" form of a supported version, the default for None."""
+    if version is None or version == "":
+        return DEFAULT_VERSION
+    major, minor = parse_version(str(version))
+    canonical = f"{major}.{minor}"
+    if canonical not in KUBERNETES_VERSIONS:
+        supported = ", ".join(KUBERNETES_VERSIONS)
+        raise ValueError(f"Kubernetes {canonical} is not supported (supported: {supported})")
+    return canonical
+
+
+def minor(version: str) -> int:
+    """The minor number of a version string."""
+    return parse_version(version)[1]
+
+
+def family(kind: str) -> str | None:
+    """'validating' or 'mutating' for one of the four policy kinds, else None."""
+    if kind in VALIDATING_KINDS:
+        return "validating"
+    if kind in MUTATING_KINDS:
+        return "mutating"
+    return None
+
+
+def served_api_versions(kind: str, version: str) -> list[str]:
+    """The admissionregistration API versions that serve `kind` in Kubernetes `version`."""
+    fam = family(kind)
+    if fam is None:
+        return []
+    m = minor(version)
+    return [
+        api for api, since, until in _API_VERSIONS[fam] if since <= m and (until is None or m < until)
+    ]
+
+
+def introduced_in(kind: str, api_version: str) -> str | None:
+    """The Kubernetes version that first serves kind at api_version ("1.32"), or None."""
+    fam = family(kind)
+    if fam is None:
+        return None
+    for api, since, _until in _API_VERSIONS[fam]:
+        if api == api_version:
+            return f"1.{since}"
+    return None
+
+
+def preferred_api_version(kind: str, version: str) -> str | None:
+    """The most stable API version serving `kind` in `version` (v1 over v1beta1 over v1alpha1)."""
+    served = served_api_versions(kind, version)
+    return served[-1] if served else None

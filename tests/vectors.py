@@ -1,0 +1,34 @@
+"""Locating the test data: the shared conformance vectors when present, else our copies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+DATA = TESTS / "data"
+SHARED = TESTS.parent.parent / "shared"
+
+
+def conformance_path(name: str) -> Path:
+    """The conformance file `name`: ../shared/conformance when present, else tests/data copy."""
+    shared = SHARED / "conformance" / name
+    return shared if shared.is_file() else DATA / "conformance" / name
+
+
+def load_vectors(name: str) -> list[dict]:
+    """All records of one conformance JSON-lines file, in order."""
+    with conformance_path(name).open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def vector_id(record: dict, index: int) -> str:
+    """A readable pytest id for a vector: its index and the Go test it came from."""
+    test = record.get("source", {}).get("test", "")
+    return f"{index:03d}-{test}"[:120]
+
+
+def external_path(*parts: str) -> Path:
+    """A path inside the external test suites (shared copy when present)."""
+    shared = SHARED.joinpath("external", *parts)
+    return shared if shared.exists() else DATA.joinpath("external", *parts)
