@@ -1,0 +1,426 @@
+"""Kubernetes OpenAPI schemas (from kubernetes-validate): types, list types, map keys, docs, resources.
+
+Schemas are the JSON schemas kubernetes-validate ships per Kubernetes version, loaded lazily and
+cached. `$ref`s are resolved on access (`resolve`, `child_schema`, `items_schema`, `schema_at_path`)
+rather than expanded up front, because some definitions are recursive (JSONSchemaProps); every
+schema handed out is a plain dict that is safe to JSON-encode.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from policyeditor.engine.resources_data import (
+    BUILTIN_RESOURCE_TABLE,
+    EQUIVALENT_RESOURCES,
+    NOT_RESOURCES,
+    SUBRESOURCE_KINDS,
+)
+from policyeditor.engine.versions import DEFAULT_VERSION, KUBERNETES_VERSIONS, parse_version
+
+_REF_MARKER = "#/$defs/"
+
+
+@dataclass(frozen=True)
+class ResourceInfo:
+    """One REST resource of the API server: its GVK, plural name, scope and subresources."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    subresources: tuple[str, ...] = ()
+
+    @property
+    def api_version(self) -> str:
+        """The apiVersion string of the kind ("apps/v1", "v1")."""
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form for the API and the UI."""
+        return {
+            "group": self.group,
+            "version": self.version,
+            "kind": self.kind,
+            "plural": self.plural,
+            "namespaced": self.namespaced,
+            "subresources": list(self.subresources),
+        }
+
+
+def _schema_base() -> Path | None:
+    try:
+        import kubernetes_validate
+    except ImportError:  # pragma: no cover - the package is a declared dependency
+        return None
+    return Path(kubernetes_validate.__file__).resolve().parent / "kubernetes-json-schema"
+
+
+def _version_key(k8s_version: str | None) -> str:
+    """A "1.NN" key for the cache; unknown or malformed versions fall back to the default."""
+    if not k8s_version:
+        return DEFAULT_VERSION
+    try:
+        major, minor = parse_version(str(k8s_version))
+    except ValueError:
+        return DEFAULT_VERSION
+    return f"{major}.{minor}"
+
+
+@lru_cache(maxsize=16)
+def _schema_dir(version_key: str) -> Path | None:
+    base = _schema_base()
+    if base is None or not base.is_dir():
+        return None
+    available: dict[tuple[int, int], Path] = {}
+    for entry in base.iterdir():
+        name = entry.name
+        if not name.startswith("v") or not name.endswith("-local"):
+            continue
+        try:
+            available[parse_version(name[1:].removesuffix("-local"))] = entry
+        except ValueError:
+            continue
+    if not available:
+        return None
+    wanted = parse_version(version_key)
+    # Prefer the exact release, else the newest one not after it, else the oldest we have.
+    older = [v for v in available if v <= wanted]
+    return available[max(older)] if older else available[min(available)]
+
+
+@lru_cache(maxsize=16)
+def _definitions(version_key: str) -> dict[str, dict]:
+    directory = _schema_dir(version_key)
+    if directory is None:
+        return {}
+    path = directory / "_definitions.json"
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return json.load(handle).get("$defs", {})
+    except (OSError, ValueError):
+        return {}
+
+
+def definitions(k8s_version: str | None = DEFAULT_VERSION) -> dict[str, dict]:
+    """All OpenAPI definitions of a Kubernetes version, keyed by their Go type name."""
+    return _definitions(_version_key(k8s_version))
+
+
+@lru_cache(maxsize=16)
+def _gvk_index(version_key: str) -> dict[tuple[str, str, str], str]:
+    index: dict[tuple[str, str, str], str] = {}
+    for name, schema in _definitions(version_key).items():
+        for gvk in schema.get("x-kubernetes-group-version-kind", ()):
+            key = (gvk.get("group", ""), gvk.get("version", ""), gvk.get("kind", ""))
+            # DeleteOptions & co. carry many GVKs; the first definition to claim one wins.
+            index.setdefault(key, name)
+    return index
+
+
+def definition_name(
+    group: str, version: str, kind: str, k8s_version: str = DEFAULT_VERSION
+) -> str | None:
+    """The OpenAPI definition name of a GVK ("io.k8s.api.apps.v1.Deployment"), or None."""
+    return _gvk_index(_version_key(k8s_version)).get((group or "", version or "", kind or ""))
+
+
+def resolve(schema: dict | None, k8s_version: str = DEFAULT_VERSION) -> dict | None:
+    """Follow a `$ref` (repeatedly); local keys such as description win over the target's."""
+    seen = 0
+    while isinstance(schema, dict) and "$ref" in schema and seen < 32:
+        ref = str(schema["$ref"])
+        name = ref.split(_REF_MARKER, 1)[1] if _REF_MARKER in ref else ref.rsplit("/", 1)[-1]
+        target = definitions(k8s_version).get(name)
+        if target is None:
+            return {k: v for k, v in schema.items() if k != "$ref"}
+        merged = dict(target)
+        merged.update({k: v for k, v in schema.items() if k != "$ref"})
+        schema = merged
+        seen += 1
+    return schema if isinstance(schema, dict) else None
+
+
+def schema_for(
+    group: str, version: str, kind: str, k8s_version: str = DEFAULT_VERSION
+) -> dict | None:
+    """The top-level schema of a kind (refs resolved on access), or None if the kind is unknown."""
+    name = definition_name(group, version, kind, k8s_version)
+    if name is None:
+        return None
+    return resolve(definitions(k8s_version).get(name), k8s_version)
+
+
+def schema_types(schema: dict | None) -> set[str]:
+    """The JSON types a schema allows ("object", "array", ...), without "null"."""
+    if not schema:
+        return set()
+    raw = schema.get("type")
+    if raw is None and "oneOf" in schema:
+        found: set[str] = set()
+        for option in schema["oneOf"]:
+            found |= schema_types(option)
+        return found
+    types = {raw} if isinstance(raw, str) else set(raw or ())
+    types.discard("null")
+    return types
+
+
+def is_object_schema(schema: dict | None) -> bool:
+    """True for a struct or map schema."""
+    return bool(schema) and (
+        "object" in schema_types(schema)
+        or "properties" in schema
+        or "additionalProperties" in schema
+    )
+
+
+def is_array_schema(schema: dict | None) -> bool:
+    """True for a list schema."""
+    return bool(schema) and ("array" in schema_types(schema) or "items" in schema)
+
+
+def is_struct_schema(schema: dict | None) -> bool:
+    """True for a schema with named properties (a Go struct), false for a string-keyed map."""
+    return bool(schema) and "properties" in schema
+
+
+def child_schema(
+    schema: dict | None, field: str, k8s_version: str = DEFAULT_VERSION
+) -> dict | None:
+    """The schema of `field` in an object schema: a property, or the map's value schema."""
+    schema = resolve(schema, k8s_version)
+    if not schema:
+        return None
+    properties = schema.get("properties")
+    if isinstance(properties, dict) and field in properties:
+        return resolve(properties[field], k8s_version)
+    additional = schema.get("additionalProperties")
+    if isinstance(additional, dict):
+        return resolve(additional, k8s_version)
+    return None
+
+
+def items_schema(schema: dict | None, k8s_version: str = DEFAULT_VERSION) -> dict | None:
+    """The element schema of a list schema."""
+    schema = resolve(schema, k8s_version)
+    if not schema or not isinstance(schema.get("items"), dict):
+        return None
+    return resolve(schema["items"], k8s_version)
+
+
+def _split_path(path: str | Sequence[str | int]) -> list[str | int]:
+    if isinstance(path, str):
+        segments: list[str | int] = []
+        for part in path.strip(".").split("."):
+            if not part:
+                continue
+            # "containers[0]" and "containers[]" both step into the list's elements.
+            while "[" in part and part.endswith("]"):
+                head, _, rest = part.partition("[")
+                if head:
+                    segments.append(head)
+                index = rest[:-1]
+                segments.append(int(index) if index.isdigit() else 0)
+                part = ""
+            if part:
+                segments.append(part)
+        return segments
+    return list(path)
+
+
+def schema_at_path(
+    root: dict | None, path: str | Sequence[str | int], k8s_version: str = DEFAULT_VERSION
+) -> dict | None:
+    """The schema reached from `root` along a field path ("spec.template.spec.containers[0].ports").
+
+    Integer segments step into list elements; a field name on a list schema also steps in, so
+    `spec.containers.ports` works like the MAP type names `Object.spec.containers.ports`.
+    """
+    schema = resolve(root, k8s_version)
+    for segment in _split_path(path):
+        if schema is None:
+            return None
+        if isinstance(segment, int):
+            schema = items_schema(schema, k8s_version)
+            continue
+        if is_array_schema(schema) and not is_object_schema(schema):
+            schema = items_schema(schema, k8s_version)
+            if schema is None:
+                return None
+        schema = child_schema(schema, segment, k8s_version)
+    return schema
+
+
+def list_type(schema: dict | None) -> str | None:
+    """x-kubernetes-list-type of a list schema: "atomic", "set" or "map" (untagged lists are atomic)."""
+    if not is_array_schema(schema):
+        return None
+    assert schema is not None
+    value = schema.get("x-kubernetes-list-type")
+    if value in ("atomic", "set", "map"):
+        return value
+    return "atomic"
+
+
+def list_map_keys(schema: dict | None) -> tuple[str, ...]:
+    """The x-kubernetes-list-map-keys of a listType=map schema (empty otherwise)."""
+    if not schema:
+        return ()
+    return tuple(schema.get("x-kubernetes-list-map-keys") or ())
+
+
+def map_type(schema: dict | None) -> str | None:
+    """x-kubernetes-map-type of a struct or map schema: "atomic" or "granular" (the default)."""
+    if not is_object_schema(schema):
+        return None
+    assert schema is not None
+    return "atomic" if schema.get("x-kubernetes-map-type") == "atomic" else "granular"
+
+
+def is_atomic(schema: dict | None) -> bool:
+    """True when the schema is replaced as a whole by a merge (atomic list, map or struct)."""
+    if is_array_schema(schema):
+        return list_type(schema) == "atomic"
+    if is_object_schema(schema):
+        return map_type(schema) == "atomic"
+    return False
+
+
+def field_doc(
+    group: str,
+    version: str,
+    kind: str,
+    path: str | Sequence[str | int] = "",
+    k8s_version: str = DEFAULT_VERSION,
+) -> str | None:
+    """The OpenAPI description of a field of a kind ("" path: the kind itself), or None."""
+    root = schema_for(group, version, kind, k8s_version)
+    schema = schema_at_path(root, path, k8s_version) if path else root
+    if not schema:
+        return None
+    description = schema.get("description")
+    return description if isinstance(description, str) else None
+
+
+def guess_plural(kind: str) -> str:
+    """The plural the API machinery would guess for a kind (meta.UnsafeGuessKindToResource)."""
+    lower = kind.lower()
+    if not lower:
+        return ""
+    if lower.endswith("s"):
+        return lower + "es"
+    if lower.endswith("y") and len(lower) > 1 and lower[-2] not in "aeiou":
+        return lower[:-1] + "ies"
+    return lower + "s"
+
+
+def _is_resource_schema(schema: dict) -> bool:
+    properties = schema.get("properties") or {}
+    return "metadata" in properties and "kind" in properties
+
+
+@lru_cache(maxsize=16)
+def _builtin_resources(version_key: str) -> tuple[ResourceInfo, ...]:
+    defs = _definitions(version_key)
+    found: dict[tuple[str, str, str], ResourceInfo] = {}
+    for (group, version, kind), name in _gvk_index(version_key).items():
+        if kind.endswith("List") or (group, kind) in NOT_RESOURCES:
+            continue
+        schema = defs.get(name) or {}
+        if not _is_resource_schema(schema):
+            continue
+        curated = BUILTIN_RESOURCE_TABLE.get((group, kind))
+        if curated is None:
+            continue
+        plural, namespaced, subresources = curated
+        found[(group, version, kind)] = ResourceInfo(
+            group, version, kind, plural, namespaced, subresources
+        )
+    return tuple(found[key] for key in sorted(found))
+
+
+def builtin_resources(k8s_version: str = DEFAULT_VERSION) -> list[ResourceInfo]:
+    """Every built-in REST resource served (by schema) in a Kubernetes version, sorted by GVK."""
+    return list(_builtin_resources(_version_key(k8s_version)))
+
+
+def resource_for_kind(
+    group: str, version: str, kind: str, k8s_version: str = DEFAULT_VERSION
+) -> ResourceInfo | None:
+    """The built-in resource of a GVK, or None for kinds the version does not know (CRDs)."""
+    for info in _builtin_resources(_version_key(k8s_version)):
+        if info.group == (group or "") and info.version == version and info.kind == kind:
+            return info
+    curated = BUILTIN_RESOURCE_TABLE.get((group or "", kind))
+    if curated is not None and (group or "", kind) not in NOT_RESOURCES:
+        # A served kind at a version the schemas lack (e.g. an old beta): same plural and scope.
+        plural, namespaced, subresources = curated
+        return ResourceInfo(group or "", version, kind, plural, namespaced, subresources)
+    return None
+
+
+def kind_for_resource(
+    group: str, version: str, resource: str, k8s_version: str = DEFAULT_VERSION
+) -> ResourceInfo | None:
+    """The built-in resource named by a GVR (plural), or None."""
+    plural = resource.split("/", 1)[0]
+    for info in _builtin_resources(_version_key(k8s_version)):
+        if info.group == (group or "") and info.version == version and info.plural == plural:
+            return info
+    for (table_group, kind), (
+        table_plural,
+        namespaced,
+        subresources,
+    ) in BUILTIN_RESOURCE_TABLE.items():
+        if table_group == (group or "") and table_plural == plural:
+            return ResourceInfo(table_group, version, kind, plural, namespaced, subresources)
+    return None
+
+
+def subresource_kind(
+    group: str, version: str, kind: str, plural: str, subresource: str
+) -> tuple[str, str, str]:
+    """The (group, version, kind) of a subresource request's body (status: the parent's kind)."""
+    if not subresource:
+        return (group, version, kind)
+    for key in ((group, plural, subresource), ("*", "*", subresource)):
+        if key in SUBRESOURCE_KINDS:
+            return SUBRESOURCE_KINDS[key]
+    return (group, version, kind)
+
+
+def equivalent_resources(
+    group: str, version: str, resource: str, k8s_version: str = DEFAULT_VERSION
+) -> list[tuple[str, str, str]]:
+    """Other (group, version, resource) names of the same stored resource, most preferred first.
+
+    Every served version of the same group/resource is equivalent, plus the cross-group aliases of
+    `resources_data.EQUIVALENT_RESOURCES` (deployments in apps/v1 and extensions/v1beta1, ...).
+    """
+    me = (group or "", version, resource)
+    found: list[tuple[str, str, str]] = []
+
+    def add(candidate: tuple[str, str, str]) -> None:
+        if candidate != me and candidate not in found:
+            found.append(candidate)
+
+    for info in _builtin_resources(_version_key(k8s_version)):
+        if info.group == me[0] and info.plural == resource:
+            add((info.group, info.version, info.plural))
+    for family in EQUIVALENT_RESOURCES:
+        if any(g == me[0] and r == resource for g, _v, r in family):
+            for candidate in family:
+                add(candidate)
+    return found
+
+
+def supported_k8s_versions() -> tuple[str, ...]:
+    """The Kubernetes versions the engine targets (the schemas cover each of them)."""
+    return KUBERNETES_VERSIONS
