@@ -1,0 +1,1 @@
+"""The authoring UI: drafts of admission policies, their forms, preview and export."""

@@ -1,0 +1,133 @@
+"""Drafts of admission policies and their immutable revisions."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from policyeditor.engine.versions import DEFAULT_VERSION
+
+
+class Kind(models.TextChoices):
+    """Which policy family a draft holds."""
+
+    VAP = "VAP", "ValidatingAdmissionPolicy"
+    MAP = "MAP", "MutatingAdmissionPolicy"
+
+
+class Status(models.TextChoices):
+    """Where a draft is in its life; the review app moves drafts between these."""
+
+    DRAFT = "draft", "Draft"
+    IN_REVIEW = "in_review", "In review"
+    CHANGES_REQUESTED = "changes_requested", "Changes requested"
+    APPROVED = "approved", "Approved"
+    ARCHIVED = "archived", "Archived"
+
+
+POLICY_KINDS = {
+    Kind.VAP: "ValidatingAdmissionPolicy",
+    Kind.MAP: "MutatingAdmissionPolicy",
+}
+
+
+class DraftQuerySet(models.QuerySet):
+    """Queries on drafts used by the list view, the API and access checks."""
+
+    def visible_to(self, user) -> DraftQuerySet:
+        """Drafts `user` may see: their own, or all of them for staff."""
+        if not getattr(user, "is_authenticated", False):
+            return self.none()
+        if user.is_staff:
+            return self
+        return self.filter(owner=user)
+
+    def search(self, text: str) -> DraftQuerySet:
+        """Drafts whose name or description contains `text` (case-insensitive)."""
+        text = (text or "").strip()
+        if not text:
+            return self
+        return self.filter(Q(name__icontains=text) | Q(description__icontains=text))
+
+
+class Draft(models.Model):
+    """A policy being authored: the Kubernetes documents themselves, stored as JSON."""
+
+    name = models.CharField(max_length=253)
+    description = models.TextField(blank=True)
+    kind = models.CharField(max_length=3, choices=Kind.choices, default=Kind.VAP)
+    kubernetes_version = models.CharField(max_length=8, default=DEFAULT_VERSION)
+    api_version = models.CharField(max_length=64, default="admissionregistration.k8s.io/v1")
+    # The policy, its bindings and param objects, exactly as kubectl would apply them.
+    documents = models.JSONField(default=list, blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drafts"
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.DRAFT)
+    # The number of the latest saved revision; saves compare it to detect concurrent edits.
+    revision = models.PositiveIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    objects = DraftQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-updated", "-pk"]
+        indexes = [models.Index(fields=["owner", "-updated"])]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("editor:draft_edit", args=[self.pk])
+
+    @property
+    def policy_kind(self) -> str:
+        """The Kubernetes kind of the policy document this draft holds."""
+        return POLICY_KINDS[Kind(self.kind)]
+
+    def policy_document(self) -> dict | None:
+        """The first policy object among the documents, if any."""
+        for doc in self.documents or []:
+            if isinstance(doc, dict) and doc.get("kind") == self.policy_kind:
+                return doc
+        return None
+
+
+class Revision(models.Model):
+    """One saved state of a draft; never changed after it is written."""
+
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    documents = models.JSONField(default=list)
+    kubernetes_version = models.CharField(max_length=8, default=DEFAULT_VERSION)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="draft_revisions",
+    )
+    note = models.CharField(max_length=500, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["draft", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["draft", "number"], name="revision_number_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.draft.name} r{self.number}"
+
+    def save(self, *args, **kwargs) -> None:
+        # Revisions are history: rewriting one would falsify what was reviewed.
+        if self.pk is not None:
+            raise ValueError("revisions are immutable")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        # Deleting one revision alone would break the history; they go with their draft.
+        raise ValueError("revisions are immutable")

@@ -1,0 +1,161 @@
+"""Creating and saving drafts: the one place both the HTML views and the API write through."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+
+from policyeditor.editor.models import POLICY_KINDS, Draft, Kind, Revision, Status
+from policyeditor.engine.versions import normalize_version, preferred_api_version
+
+GROUP = "admissionregistration.k8s.io"
+
+
+class Conflict(Exception):
+    """The draft was saved by someone else since the editor loaded it; nothing was written."""
+
+    def __init__(self, draft: Draft, expected: int, actual: int) -> None:
+        self.draft = draft
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"This draft was saved as revision {actual} while you were editing revision "
+            f"{expected}. Your changes were not saved; reload to see the latest version "
+            "(your edits are kept in this browser)."
+        )
+
+
+class DraftInputError(ValueError):
+    """Documents or settings that cannot be stored as a draft; the message says why."""
+
+
+def _check_documents(documents: Any) -> list[dict]:
+    """The documents as a list of mappings, or DraftInputError."""
+    if not isinstance(documents, list):
+        raise DraftInputError("documents must be a list of Kubernetes objects")
+    for index, doc in enumerate(documents):
+        if not isinstance(doc, dict):
+            raise DraftInputError(f"document {index + 1} is not a mapping")
+    return copy.deepcopy(documents)
+
+
+def _version(version: str | None) -> str:
+    """The canonical Kubernetes version, or DraftInputError."""
+    try:
+        return normalize_version(version)
+    except ValueError as exc:
+        raise DraftInputError(str(exc)) from exc
+
+
+def infer_kind(documents: list[dict]) -> str:
+    """VAP or MAP, from the first policy or binding among the documents (VAP when none)."""
+    for doc in documents:
+        kind = doc.get("kind", "") if isinstance(doc, dict) else ""
+        if kind.startswith("MutatingAdmissionPolicy"):
+            return Kind.MAP
+        if kind.startswith("ValidatingAdmissionPolicy"):
+            return Kind.VAP
+    return Kind.VAP
+
+
+def policy_name(documents: list[dict], kind: str) -> str:
+    """metadata.name of the draft's policy document, or ''."""
+    for doc in documents:
+        if doc.get("kind") == POLICY_KINDS[Kind(kind)]:
+            name = (doc.get("metadata") or {}).get("name")
+            return name if isinstance(name, str) else ""
+    return ""
+
+
+def api_version_of(documents: list[dict], kind: str, version: str) -> str:
+    """The policy's apiVersion, else the preferred one for the kind in `version`."""
+    for doc in documents:
+        if doc.get("kind") == POLICY_KINDS[Kind(kind)] and isinstance(doc.get("apiVersion"), str):
+            return doc["apiVersion"]
+    preferred = preferred_api_version(POLICY_KINDS[Kind(kind)], version)
+    return f"{GROUP}/{preferred}" if preferred else f"{GROUP}/v1"
+
+
+@transaction.atomic
+def create_draft(
+    owner,
+    documents: list[dict],
+    *,
+    name: str = "",
+    kind: str | None = None,
+    kubernetes_version: str | None = None,
+    description: str = "",
+    note: str = "Created",
+) -> Draft:
+    """Create a draft with its first revision (number 1) from Kubernetes documents."""
+    docs = _check_documents(documents)
+    version = _version(kubernetes_version)
+    kind = Kind(kind) if kind else infer_kind(docs)
+    name = (name or policy_name(docs, kind) or "untitled").strip()[:253]
+    draft = Draft.objects.create(
+        name=name,
+        description=description,
+        kind=kind,
+        kubernetes_version=version,
+        api_version=api_version_of(docs, kind, version),
+        documents=docs,
+        owner=owner,
+        status=Status.DRAFT,
+        revision=1,
+    )
+    Revision.objects.create(
+        draft=draft,
+        number=1,
+        documents=docs,
+        kubernetes_version=version,
+        author=owner,
+        note=note[:500],
+    )
+    return draft
+
+
+def save_draft(
+    draft: Draft,
+    documents: list[dict],
+    *,
+    expected_revision: int,
+    author,
+    note: str = "",
+    kubernetes_version: str | None = None,
+    name: str | None = None,
+) -> Draft:
+    """Save new documents as the next revision; Conflict if `expected_revision` is stale.
+
+    The check and the write are one conditional UPDATE inside a transaction, so two
+    concurrent saves of the same revision cannot both succeed (no lost work).
+    """
+    docs = _check_documents(documents)
+    version = _version(kubernetes_version or draft.kubernetes_version)
+    with transaction.atomic():
+        new_number = int(expected_revision) + 1
+        name = (name or policy_name(docs, draft.kind) or draft.name).strip()[:253]
+        fields = {
+            "documents": docs,
+            "kubernetes_version": version,
+            "api_version": api_version_of(docs, draft.kind, version),
+            "name": name,
+        }
+        updated = Draft.objects.filter(pk=draft.pk, revision=expected_revision).update(
+            revision=F("revision") + 1, **fields
+        )
+        if not updated:
+            current = Draft.objects.filter(pk=draft.pk).values_list("revision", flat=True).first()
+            raise Conflict(draft, int(expected_revision), int(current or 0))
+        Revision.objects.create(
+            draft_id=draft.pk,
+            number=new_number,
+            documents=docs,
+            kubernetes_version=version,
+            author=author,
+            note=(note or "")[:500],
+        )
+    draft.refresh_from_db()
+    return draft

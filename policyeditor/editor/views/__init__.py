@@ -1,0 +1,1 @@
+"""Views of the authoring UI, split by area."""
