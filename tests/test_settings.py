@@ -1,0 +1,66 @@
+"""The settings module: env-driven, strict in production."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PRODUCTION_ENV = {
+    "DEBUG": "0",
+    "SECRET_KEY": "x" * 20 + "production-secret-value-for-check-deploy-0123456789",
+    "ALLOWED_HOSTS": "policies.example.com",
+}
+
+
+def run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run manage.py in a clean environment plus `env`."""
+    base = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "DATABASE_URL"}}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_check_deploy_is_clean_with_production_values(tmp_path):
+    env = {**PRODUCTION_ENV, "POLICYEDITOR_DATA_DIR": str(tmp_path)}
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_settings_refuse_to_start_without_a_secret_key(tmp_path):
+    env = {"DEBUG": "0", "POLICYEDITOR_DATA_DIR": str(tmp_path)}
+    result = run_manage("check", env=env)
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_database_url_selects_postgresql():
+    code = (
+        "import os; os.environ['DATABASE_URL']='postgres://u:p@db.internal:5433/policies';"
+        "os.environ['DEBUG']='1';"
+        "from policyeditor import settings as s; d=s.DATABASES['default'];"
+        "print(d['ENGINE'], d['HOST'], d['PORT'], d['NAME'])"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert result.stdout.split() == ["django.db.backends.postgresql", "db.internal", "5433", "policies"]
+
+
+def test_the_default_database_is_sqlite_in_wal_mode_with_a_busy_timeout():
+    from django.conf import settings
+
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+        pytest.skip("the PostgreSQL pass of CI runs the suite with DATABASE_URL set")
+    options = settings.DATABASES["default"]["OPTIONS"]
+    assert options["timeout"] >= 5
+    assert "journal_mode=WAL" in options["init_command"]
