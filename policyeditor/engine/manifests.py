@@ -438,13 +438,9 @@ def load_documents(text: str | bytes, *, source: str = "<input>") -> list[dict]:
     if _JSON_START.match(decoded):
         try:
             raw = _load_json(decoded, source)
-        except ManifestError as json_error:
-            try:
-                raw = _load_yaml(decoded, source)
-            except ManifestError:
-                # It looked like JSON: the JSON parser's complaint is the useful one.
-                raise json_error from None
-    else:
+        except ManifestError:
+            raw = None  # YAML is a superset: let its parser accept it or say precisely why not
+    if raw is None:
         raw = _load_yaml(decoded, source)
     return _flatten(raw, source)
 
@@ -524,6 +520,7 @@ def load_file(path: str | os.PathLike) -> list[dict]:
 _TOP_ORDER = ("apiVersion", "kind", "metadata", "spec")
 # yaml.v2 (kubectl) also reads these as booleans; PyYAML does not, so quote them ourselves.
 _GO_BOOLS = {"y", "Y", "n", "N"}
+_ESCAPE_ONLY = ("\r", "\x85", "\u2028", "\u2029", "\ufeff")
 
 
 class _Dumper(yaml.SafeDumper):
@@ -534,6 +531,9 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if any(char in value for char in _ESCAPE_ONLY):
+        # PyYAML's single-quoted and block styles mangle these line breaks; escapes are exact.
+        return dumper.represent_scalar(_STR, value, style='"')
     if "\n" in value:
         return dumper.represent_scalar(_STR, value, style="|")
     if value in _GO_BOOLS:
