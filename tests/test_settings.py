@@ -20,7 +20,11 @@ PRODUCTION_ENV = {
 
 def run_manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     """Run manage.py in a clean environment plus `env`."""
-    base = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "DATABASE_URL"}}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DEBUG", "SECRET_KEY", "DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -53,7 +57,12 @@ def test_database_url_selects_postgresql():
         "print(d['ENGINE'], d['HOST'], d['PORT'], d['NAME'])"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert result.stdout.split() == ["django.db.backends.postgresql", "db.internal", "5433", "policies"]
+    assert result.stdout.split() == [
+        "django.db.backends.postgresql",
+        "db.internal",
+        "5433",
+        "policies",
+    ]
 
 
 def test_the_default_database_is_sqlite_in_wal_mode_with_a_busy_timeout():
