@@ -1,0 +1,56 @@
+"""Tests for the seed_demo management command."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from policyeditor.editor.models import Draft, Kind
+
+pytestmark = pytest.mark.django_db
+
+
+def _seed() -> str:
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    return out.getvalue()
+
+
+def test_seed_demo_creates_users_with_a_printed_password_that_works():
+    output = _seed()
+    line = next(line for line in output.splitlines() if "demo user alice" in line)
+    password = line.rsplit(" ", 1)[-1]
+    alice = get_user_model().objects.get(username="alice")
+    assert alice.check_password(password)
+    assert get_user_model().objects.filter(username="bob").exists()
+
+
+def test_seed_demo_creates_the_replica_limit_vap_with_binding_and_params_and_a_map():
+    _seed()
+    vap = Draft.objects.get(name="demo-policy.example.com")
+    kinds = [doc["kind"] for doc in vap.documents]
+    assert kinds == [
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "ReplicaLimit",
+    ]
+    assert Draft.objects.filter(kind=Kind.MAP).exists()
+
+
+def test_seed_demo_run_twice_keeps_existing_data_and_prints_no_password():
+    _seed()
+    alice = get_user_model().objects.get(username="alice")
+    alice.set_password("kept-password")
+    alice.save()
+    draft = Draft.objects.get(name="demo-policy.example.com")
+    Draft.objects.filter(pk=draft.pk).update(description="edited by alice")
+    count = Draft.objects.count()
+    output = _seed()
+    assert "password" not in output
+    assert Draft.objects.count() == count
+    assert Draft.objects.get(pk=draft.pk).description == "edited by alice"
+    alice.refresh_from_db()
+    assert alice.check_password("kept-password")
