@@ -1,0 +1,206 @@
+"""Run untrusted CEL work in worker processes with a deadline, so no request holds or crashes a web worker.
+
+cel-expr-python is native code: a crafted expression can run for a long time inside one C++ call
+(where no Python signal can interrupt it) or exhaust memory. Each call therefore goes to a small pool
+of worker processes; a worker that misses the deadline is killed and replaced, a worker that dies is
+replaced, and the caller gets an `IsolationError` with a message fit for the user.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+DEFAULT_TIMEOUT = float(os.environ.get("POLICYEDITOR_EVAL_TIMEOUT", "1.5"))
+DEFAULT_WORKERS = int(os.environ.get("POLICYEDITOR_EVAL_WORKERS", "2"))
+# A worker may use this much address space; past it allocation fails inside the worker, not the server.
+WORKER_MEMORY_BYTES = int(os.environ.get("POLICYEDITOR_EVAL_MEMORY_MB", "2048")) * 1024 * 1024
+# Modules every worker imports at start, so the first real call does not pay for them.
+PRELOAD = ("policyeditor.engine.validation", "policyeditor.engine.admission")
+
+# Startup (interpreter + engine imports) does not count against a call's deadline.
+STARTUP_TIMEOUT = 60.0
+_READY = "ready"
+
+TIMEOUT_MESSAGE = "evaluation exceeded the time limit of {seconds:g}s and was stopped"
+CRASH_MESSAGE = "evaluation exceeded the memory or resource limit and was stopped"
+
+
+class IsolationError(Exception):
+    """The isolated call did not finish: it ran past the deadline or its worker died."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason  # "timeout" | "crashed"
+        self.message = message
+
+
+@dataclass
+class _Failure:
+    """An exception raised inside the worker, carried back as text and re-raised in the caller."""
+
+    type_name: str
+    message: str
+
+
+def _worker_main(conn: Connection, memory_bytes: int, preload: tuple[str, ...]) -> None:
+    """Loop in the worker process: receive (fn, args, kwargs), send back the result or the failure."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    except (ImportError, ValueError, OSError):  # not available on every platform; the deadline still holds
+        pass
+    import importlib
+
+    for name in preload:
+        try:
+            importlib.import_module(name)
+        except Exception:  # a module still being written must not stop the worker
+            pass
+    conn.send(_READY)
+    while True:
+        try:
+            fn, args, kwargs = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            result: Any = fn(*args, **kwargs)
+        except MemoryError:
+            result = _Failure("MemoryError", CRASH_MESSAGE)
+        except Exception as exc:  # sent back and re-raised in the caller with its message
+            result = _Failure(type(exc).__name__, str(exc))
+        try:
+            conn.send(result)
+        except Exception as exc:  # an unpicklable result is a programming error; report it
+            conn.send(_Failure(type(exc).__name__, f"result could not be returned: {exc}"))
+
+
+class _Worker:
+    """One worker process and the parent's end of its pipe."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext, preload: tuple[str, ...]) -> None:
+        self.conn, child = context.Pipe(duplex=True)
+        self.process = context.Process(
+            target=_worker_main, args=(child, WORKER_MEMORY_BYTES, preload), daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.ready = False
+
+    def wait_ready(self) -> None:
+        """Block until the worker has imported the engine; OSError if it died on the way."""
+        if self.ready:
+            return
+        if not self.conn.poll(STARTUP_TIMEOUT) or self.conn.recv() != _READY:
+            raise OSError("worker did not start")
+        self.ready = True
+
+    def kill(self) -> None:
+        """Stop the process at once and release the pipe."""
+        try:
+            self.process.kill()
+            self.process.join(timeout=5)
+        finally:
+            self.conn.close()
+
+
+class WorkerPool:
+    """A fixed number of worker processes shared by the threads of one server process."""
+
+    def __init__(
+        self,
+        size: int = DEFAULT_WORKERS,
+        timeout: float = DEFAULT_TIMEOUT,
+        preload: tuple[str, ...] = PRELOAD,
+    ) -> None:
+        self.size = size
+        self.timeout = timeout
+        self.preload = preload
+        # spawn, not fork: the server process has threads and open database connections.
+        self._context = multiprocessing.get_context("spawn")
+        self._idle: queue.LifoQueue[_Worker] = queue.LifoQueue()
+        self._lock = threading.Lock()
+        self._started = 0
+        self._closed = False
+        self.restarts = 0
+
+    def _checkout(self) -> _Worker:
+        """Take an idle worker, starting one while the pool is below its size."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("worker pool is closed")
+            if self._idle.empty() and self._started < self.size:
+                self._started += 1
+                return _Worker(self._context, self.preload)
+        return self._idle.get()
+
+    def _replace(self, worker: _Worker) -> None:
+        """Kill a stuck or dead worker and put a fresh one in its place."""
+        worker.kill()
+        self.restarts += 1
+        with self._lock:
+            closed = self._closed
+        if not closed:
+            self._idle.put(_Worker(self._context, self.preload))
+
+    def call(self, fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
+        """Run fn(*args, **kwargs) in a worker; raise IsolationError past the deadline or on a crash.
+
+        fn must be importable by name (a module-level function) and its arguments and result picklable.
+        """
+        limit = self.timeout if timeout is None else timeout
+        worker = self._checkout()
+        try:
+            worker.wait_ready()
+            deadline = time.monotonic() + limit
+            worker.conn.send((fn, args, kwargs))
+            if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
+                self._replace(worker)
+                raise IsolationError("timeout", TIMEOUT_MESSAGE.format(seconds=limit))
+            result = worker.conn.recv()
+        except (EOFError, OSError, BrokenPipeError) as exc:
+            self._replace(worker)
+            raise IsolationError("crashed", CRASH_MESSAGE) from exc
+        self._idle.put(worker)
+        if isinstance(result, _Failure):
+            if result.type_name == "MemoryError":
+                raise IsolationError("crashed", result.message)
+            raise RuntimeError(f"{result.type_name}: {result.message}")
+        return result
+
+    def close(self) -> None:
+        """Stop every worker (at interpreter exit, or in tests)."""
+        with self._lock:
+            self._closed = True
+        while not self._idle.empty():
+            self._idle.get_nowait().kill()
+
+
+_shared: WorkerPool | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_pool() -> WorkerPool:
+    """The process-wide pool, created on first use and stopped at exit."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = WorkerPool()
+            atexit.register(_shared.close)
+        return _shared
+
+
+def run_isolated(fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
+    """Run fn in the shared pool (see WorkerPool.call); in-process when POLICYEDITOR_ISOLATION=off."""
+    if os.environ.get("POLICYEDITOR_ISOLATION", "on").lower() in {"off", "0", "false"}:
+        return fn(*args, **kwargs)
+    return shared_pool().call(fn, *args, timeout=timeout, **kwargs)

@@ -1,0 +1,98 @@
+"""Worker processes with a deadline: runaway or crashing work never takes the caller down."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from policyeditor.engine.isolation import IsolationError, WorkerPool
+
+
+def add(a: int, b: int) -> int:
+    """A well-behaved task."""
+    return a + b
+
+
+def spin_forever() -> None:
+    """A task that never ends, like a runaway native CEL evaluation."""
+    while True:
+        time.sleep(0.05)
+
+
+def die() -> None:
+    """A task whose process dies, like a crash inside native code."""
+    os._exit(3)
+
+
+def grab_memory() -> int:
+    """A task that tries to build a huge value."""
+    return len("x" * (8 * 1024 * 1024 * 1024))
+
+
+def fail() -> None:
+    """A task that raises an ordinary exception."""
+    raise ValueError("bad input: line 3")
+
+
+@pytest.fixture
+def pool():
+    workers = WorkerPool(size=2, timeout=0.5, preload=())
+    yield workers
+    workers.close()
+
+
+def test_a_task_runs_in_a_worker_and_returns_its_result(pool):
+    assert pool.call(add, 2, 3) == 5
+
+
+def test_a_runaway_task_is_stopped_at_the_deadline_with_a_clear_message(pool):
+    pool.call(add, 0, 0)  # start the worker outside the measured call
+    started = time.monotonic()
+    with pytest.raises(IsolationError) as caught:
+        pool.call(spin_forever)
+    assert caught.value.reason == "timeout"
+    assert "exceeded the time limit" in caught.value.message
+    assert time.monotonic() - started < 3
+    assert pool.call(add, 1, 1) == 2
+
+
+def test_a_crashing_worker_is_replaced_and_the_pool_keeps_working(pool):
+    with pytest.raises(IsolationError) as caught:
+        pool.call(die)
+    assert caught.value.reason == "crashed"
+    assert pool.call(add, 4, 4) == 8
+    assert pool.restarts == 1
+
+
+def test_a_task_over_the_memory_limit_fails_in_its_worker_only(pool):
+    with pytest.raises(IsolationError) as caught:
+        pool.call(grab_memory)
+    assert caught.value.reason == "crashed"
+    assert pool.call(add, 2, 2) == 4
+
+
+def test_an_ordinary_exception_comes_back_with_its_message(pool):
+    with pytest.raises(RuntimeError, match="ValueError: bad input: line 3"):
+        pool.call(fail)
+
+
+def test_other_callers_are_served_while_one_task_runs_away(pool):
+    pool.call(add, 0, 0)
+    outcome: dict[str, object] = {}
+
+    def runaway() -> None:
+        try:
+            pool.call(spin_forever, timeout=2.0)
+        except IsolationError as exc:
+            outcome["runaway"] = exc.reason
+
+    thread = threading.Thread(target=runaway)
+    thread.start()
+    time.sleep(0.1)
+    answers = [pool.call(add, i, i) for i in range(5)]
+    thread.join()
+    assert answers == [0, 2, 4, 6, 8]
+    assert outcome["runaway"] == "timeout"
