@@ -9,6 +9,7 @@ replaced, and the caller gets an `IsolationError` with a message fit for the use
 from __future__ import annotations
 
 import atexit
+import contextlib
 import multiprocessing
 import os
 import queue
@@ -57,15 +58,18 @@ def _worker_main(conn: Connection, memory_bytes: int, preload: tuple[str, ...]) 
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    except (ImportError, ValueError, OSError):  # not available on every platform; the deadline still holds
+    except (
+        ImportError,
+        ValueError,
+        OSError,
+    ):  # not available on every platform; the deadline still holds
         pass
     import importlib
 
     for name in preload:
-        try:
+        # A module that fails to import must not stop the worker; the call itself will report it.
+        with contextlib.suppress(Exception):
             importlib.import_module(name)
-        except Exception:  # a module still being written must not stop the worker
-            pass
     conn.send(_READY)
     while True:
         try:
@@ -87,7 +91,9 @@ def _worker_main(conn: Connection, memory_bytes: int, preload: tuple[str, ...]) 
 class _Worker:
     """One worker process and the parent's end of its pipe."""
 
-    def __init__(self, context: multiprocessing.context.BaseContext, preload: tuple[str, ...]) -> None:
+    def __init__(
+        self, context: multiprocessing.context.BaseContext, preload: tuple[str, ...]
+    ) -> None:
         self.conn, child = context.Pipe(duplex=True)
         self.process = context.Process(
             target=_worker_main, args=(child, WORKER_MEMORY_BYTES, preload), daemon=True
@@ -152,7 +158,9 @@ class WorkerPool:
         if not closed:
             self._idle.put(_Worker(self._context, self.preload))
 
-    def call(self, fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
+    def call(
+        self, fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kwargs: Any
+    ) -> Any:
         """Run fn(*args, **kwargs) in a worker; raise IsolationError past the deadline or on a crash.
 
         fn must be importable by name (a module-level function) and its arguments and result picklable.
@@ -199,7 +207,9 @@ def shared_pool() -> WorkerPool:
         return _shared
 
 
-def run_isolated(fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
+def run_isolated(
+    fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kwargs: Any
+) -> Any:
     """Run fn in the shared pool (see WorkerPool.call); in-process when POLICYEDITOR_ISOLATION=off."""
     if os.environ.get("POLICYEDITOR_ISOLATION", "on").lower() in {"off", "0", "false"}:
         return fn(*args, **kwargs)
