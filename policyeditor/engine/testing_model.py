@@ -1,0 +1,126 @@
+"""The common model every test-suite layout loads into: one TestCase per case, one Expectation each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+LAYOUT_POLICYTEST = "policytest"
+LAYOUT_KAT = "kat"
+LAYOUT_KAPTEST = "kaptest"
+
+RESULTS = ("allow", "deny", "warn", "audit", "skip", "error")
+
+
+class _Unset:
+    """Marks a field the suite did not give (distinct from an explicit null)."""
+
+    _instance: _Unset | None = None
+
+    def __new__(cls) -> _Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNSET: Any = _Unset()
+
+
+class SuiteError(Exception):
+    """A suite that cannot be read or is malformed; `source` names the file or directory."""
+
+    def __init__(self, source: str, message: str) -> None:
+        self.source = source
+        self.message = message
+        super().__init__(f"{source}: {message}")
+
+
+@dataclass
+class Expectation:
+    """What a case expects; every field left as None/UNSET is not checked."""
+
+    # One of RESULTS, compared with EvaluationResult.result (kaptest: admit=allow, mutate=allow).
+    result: str | None = None
+    allowed: bool | None = None
+    # Substrings that must each appear in the denial message or one of the warnings.
+    messages: list[str] = field(default_factory=list)
+    # kat `.message.txt` / kaptest deniedMessage: the denial message, compared exactly.
+    message_exact: str | None = None
+    # Warnings: `warnings_exact` compares the list one by one (kat), else each is a substring.
+    warnings: list[str] | None = None
+    warnings_exact: bool = False
+    # Audit annotations keyed as the policy writes them (or with a full "<policy>/<key>" key).
+    audit_annotations: dict[str, str] | None = None
+    # kat filters actual annotations to the expected keys; ours compares the exact set.
+    audit_annotations_subset: bool = False
+    # The object after all mutations (UNSET: not checked).
+    object: Any = UNSET
+    # kat: a mutation without a golden file is a failure.
+    forbid_mutation: bool = False
+
+
+@dataclass
+class TestCase:
+    """One test case, whatever layout it came from, ready to run through admission.evaluate."""
+
+    __test__ = False  # not a pytest test class despite the name
+
+    name: str
+    suite: str  # the suite's display name (file or directory)
+    source: str  # the file the case is defined in (for messages)
+    layout: str
+    documents: list[dict] = field(default_factory=list)  # policies and bindings
+    resources: list[dict] = field(default_factory=list)  # param objects, namespaces, ...
+    version: str | None = None
+    policy: str | None = None
+    binding: str | None = None
+    operation: str | None = None
+    object: dict | None = None
+    old_object: dict | None = None
+    params: Any = UNSET
+    namespace_object: Any = UNSET
+    user_info: dict | None = None
+    request: dict = field(default_factory=dict)  # AdmissionRequest overrides in camelCase
+    authorizer: list[dict] | None = None
+    expect: Expectation = field(default_factory=Expectation)
+    # kaptest evaluates CEL only: matchConstraints and failurePolicy do not take part.
+    cel_only: bool = False
+    # Set when the case itself is malformed: it fails with this message and is not evaluated.
+    error: str | None = None
+
+    @property
+    def full_name(self) -> str:
+        """`<suite>/<case>`, the name `-run` matches against."""
+        return f"{self.suite}/{self.name}"
+
+
+@dataclass
+class CaseResult:
+    """The outcome of one case: passed or not, and each reason it failed."""
+
+    case: TestCase
+    passed: bool
+    failures: list[str] = field(default_factory=list)
+    outcome: dict | None = None  # EvaluationResult.to_dict() when it was evaluated
+
+    def to_dict(self) -> dict:
+        """JSON form for `policyeditor test -o json`."""
+        data: dict[str, Any] = {
+            "suite": self.case.suite,
+            "name": self.case.name,
+            "layout": self.case.layout,
+            "source": self.case.source,
+            "passed": self.passed,
+            "failures": list(self.failures),
+        }
+        if self.outcome is not None:
+            data["result"] = self.outcome.get("result")
+            data["allowed"] = self.outcome.get("allowed")
+            data["message"] = self.outcome.get("message")
+        return data
