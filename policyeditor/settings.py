@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "policyeditor.core",
     "policyeditor.editor",
     "policyeditor.api",
+    "policyeditor.review",
 ]
 
 MIDDLEWARE = [

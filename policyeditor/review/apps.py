@@ -1,0 +1,15 @@
+"""App configuration for team review of drafts."""
+
+from django.apps import AppConfig
+
+
+class ReviewConfig(AppConfig):
+    """Teams, roles, the review workflow, comments, audit log and share links."""
+
+    name = "policyeditor.review"
+    label = "review"
+    verbose_name = "Team review"
+
+    def ready(self) -> None:
+        # Signals record edits made through the editor's services in the audit log.
+        from policyeditor.review import signals  # noqa: F401

@@ -1,0 +1,313 @@
+"""Teams, roles, review state of drafts, reviews, comments, audit events, share links, test cases."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.db import models
+from django.urls import reverse
+
+from policyeditor.editor.models import Draft, Revision
+
+
+class Role(models.TextChoices):
+    """A member's role in a team; each role can do everything the roles before it can."""
+
+    VIEWER = "viewer", "Viewer"
+    AUTHOR = "author", "Author"
+    REVIEWER = "reviewer", "Reviewer"
+    ADMIN = "admin", "Admin"
+
+
+# Roles are ranked so "at least author" is one comparison (an admin may also review and author).
+ROLE_RANK = {Role.VIEWER: 0, Role.AUTHOR: 1, Role.REVIEWER: 2, Role.ADMIN: 3}
+
+
+class Team(models.Model):
+    """A group of people who own drafts together; backed by a Django auth group."""
+
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    # How many distinct reviewers must approve the revision under review.
+    required_approvals = models.PositiveSmallIntegerField(default=1)
+    group = models.OneToOneField(
+        Group, on_delete=models.SET_NULL, null=True, blank=True, related_name="team"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        # The auth group lets Django's own permission tooling see team members.
+        if self.group_id is None:
+            self.group, _ = Group.objects.get_or_create(name=f"team:{self.name}")
+        super().save(*args, **kwargs)
+
+
+class Membership(models.Model):
+    """One user's role in one team."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="team_memberships"
+    )
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.VIEWER)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["team", "user__username"]
+        constraints = [
+            models.UniqueConstraint(fields=["team", "user"], name="membership_team_user_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.team} ({self.role})"
+
+    def save(self, *args, **kwargs) -> None:
+        super().save(*args, **kwargs)
+        if self.team.group_id:
+            self.user.groups.add(self.team.group_id)
+
+    def delete(self, *args, **kwargs):
+        if self.team.group_id:
+            self.user.groups.remove(self.team.group_id)
+        return super().delete(*args, **kwargs)
+
+    @property
+    def rank(self) -> int:
+        """The role's rank in ROLE_RANK."""
+        return ROLE_RANK[Role(self.role)]
+
+
+class DraftWorkflow(models.Model):
+    """A draft's team and review bookkeeping; the state itself is `Draft.status`."""
+
+    draft = models.OneToOneField(Draft, on_delete=models.CASCADE, related_name="workflow")
+    team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="workflows")
+    # The revision that was last approved: exportable and marked as such after later edits.
+    approved_revision = models.ForeignKey(
+        Revision, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    review_requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    review_requested_at = models.DateTimeField(null=True, blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.draft} ({self.team})"
+
+
+class Decision(models.TextChoices):
+    """What a reviewer decided about one revision."""
+
+    APPROVE = "approve", "Approved"
+    REQUEST_CHANGES = "request_changes", "Changes requested"
+
+
+class Review(models.Model):
+    """One reviewer's decision on one revision."""
+
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="reviews")
+    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="reviews")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    decision = models.CharField(max_length=20, choices=Decision.choices)
+    body = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.reviewer} {self.get_decision_display().lower()} r{self.revision.number}"
+
+
+class Comment(models.Model):
+    """A remark on a revision as a whole or on one field; replies point at the thread's root."""
+
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="comments")
+    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    # Which document (e.g. "ValidatingAdmissionPolicy/replica-limit") and field, both optional.
+    document = models.CharField(max_length=300, blank=True)
+    field_path = models.CharField(max_length=300, blank=True)
+    body = models.TextField()
+    parent = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="replies"
+    )
+    resolved = models.BooleanField(default=False)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created", "pk"]
+
+    def __str__(self) -> str:
+        where = f" at {self.field_path}" if self.field_path else ""
+        return f"comment by {self.author} on r{self.revision.number}{where}"
+
+    def get_absolute_url(self) -> str:
+        url = reverse("review:revision", args=[self.draft_id, self.revision.number])
+        return f"{url}#comment-{self.pk}"
+
+
+class Action(models.TextChoices):
+    """What an audit event records."""
+
+    CREATED = "created", "created the draft"
+    EDITED = "edited", "saved a revision"
+    TEAM_ASSIGNED = "team_assigned", "moved the draft to a team"
+    REVIEW_REQUESTED = "review_requested", "requested review"
+    REVIEW_WITHDRAWN = "review_withdrawn", "withdrew the review request"
+    APPROVED = "approved", "approved"
+    CHANGES_REQUESTED = "changes_requested", "requested changes"
+    COMMENTED = "commented", "commented"
+    RESOLVED = "resolved", "resolved a thread"
+    UNRESOLVED = "unresolved", "reopened a thread"
+    EXPORTED = "exported", "exported"
+    SHARED = "shared", "created a share link"
+    SHARE_REVOKED = "share_revoked", "revoked a share link"
+    TESTS_CHANGED = "tests_changed", "changed the saved test cases"
+    IMPORTED = "imported", "imported a bundle"
+    DELETED = "deleted", "deleted the draft"
+    MEMBER_ADDED = "member_added", "added a member"
+    MEMBER_REMOVED = "member_removed", "removed a member"
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    """Audit events are evidence: bulk updates and deletes are refused."""
+
+    def update(self, **kwargs):
+        raise ValueError("audit events are append-only")
+
+    def delete(self):
+        raise ValueError("audit events are append-only")
+
+    def for_team(self, team) -> AppendOnlyQuerySet:
+        """Events of one team."""
+        return self.filter(team=team)
+
+    def for_draft(self, draft_id: int) -> AppendOnlyQuerySet:
+        """Events of one draft, still found after the draft is deleted."""
+        return self.filter(draft_ref=draft_id)
+
+
+class AuditEvent(models.Model):
+    """Who did what to which draft, when; never changed after it is written."""
+
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # Names are copied so the record still reads right after a user or draft is deleted.
+    actor_name = models.CharField(max_length=150, blank=True)
+    team = models.ForeignKey(
+        Team, on_delete=models.SET_NULL, null=True, blank=True, related_name="events"
+    )
+    draft = models.ForeignKey(
+        Draft, on_delete=models.SET_NULL, null=True, blank=True, related_name="events"
+    )
+    draft_ref = models.PositiveBigIntegerField(null=True, blank=True, db_index=True)
+    draft_name = models.CharField(max_length=253, blank=True)
+    action = models.CharField(max_length=20, choices=Action.choices)
+    revision_number = models.PositiveIntegerField(null=True, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.actor_name or 'system'} {self.get_action_display()} {self.draft_name}"
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None:
+            raise ValueError("audit events are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError("audit events are append-only")
+
+
+class Notification(models.Model):
+    """One audit event shown to one user ("changes on my drafts", mentions, review requests)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_notifications"
+    )
+    event = models.ForeignKey(AuditEvent, on_delete=models.CASCADE, related_name="notifications")
+    read = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        indexes = [models.Index(fields=["user", "read"])]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.event}"
+
+
+def _new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class ShareLink(models.Model):
+    """A read-only link to one revision for team members; revocable."""
+
+    token = models.CharField(max_length=64, unique=True, default=_new_token)
+    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="share_links")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self) -> str:
+        return f"share link to {self.revision}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("review:shared", args=[self.token])
+
+    @property
+    def revoked(self) -> bool:
+        """Whether the link no longer opens."""
+        return self.revoked_at is not None
+
+
+class SavedTestCase(models.Model):
+    """One test case of a draft, a case mapping of the PolicyTest format (inputs plus `expect`)."""
+
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="saved_test_cases")
+    name = models.CharField(max_length=200)
+    case = models.JSONField(default=dict)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["draft", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["draft", "name"], name="saved_test_case_name_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.name

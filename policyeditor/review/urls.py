@@ -1,0 +1,5 @@
+"""URLs of team review (namespace `review`)."""
+
+app_name = "review"
+
+urlpatterns: list = []

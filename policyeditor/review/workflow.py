@@ -1,0 +1,352 @@
+"""Review workflow transitions; the one place both the HTML views and the API change review state.
+
+draft -> in review -> approved | changes requested -> (edit) -> in review ...
+Approvals count for one revision only: saving a new revision while in review dismisses them, and
+editing an approved draft starts a new draft revision on top while the approved one stays marked.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from policyeditor.editor.models import Draft, Revision, Status
+from policyeditor.engine.manifests import dump_documents
+from policyeditor.review import audit
+from policyeditor.review.models import (
+    ROLE_RANK,
+    Action,
+    Decision,
+    DraftWorkflow,
+    Membership,
+    Review,
+    Role,
+    ShareLink,
+    Team,
+)
+from policyeditor.review.permissions import can_edit, can_manage, can_review, can_view, has_role
+
+
+class WorkflowError(Exception):
+    """A transition that is not possible in the draft's current state; the message says why."""
+
+
+class NotAllowed(WorkflowError):
+    """The user's role does not allow this action."""
+
+
+def _locked(draft: Draft) -> Draft:
+    """The draft re-read under a row lock so concurrent transitions serialise."""
+    return Draft.objects.select_for_update().get(pk=draft.pk)
+
+
+def _workflow(draft: Draft) -> DraftWorkflow:
+    try:
+        return DraftWorkflow.objects.select_related("team", "approved_revision").get(draft=draft)
+    except DraftWorkflow.DoesNotExist:
+        raise WorkflowError("This draft belongs to no team; move it to a team first.") from None
+
+
+def _set_status(draft: Draft, status: str) -> None:
+    # A plain UPDATE of one column: never overwrites documents saved concurrently.
+    Draft.objects.filter(pk=draft.pk).update(status=status)
+    draft.status = status
+
+
+def latest_revision(draft: Draft) -> Revision | None:
+    """The draft's newest revision."""
+    return draft.revisions.order_by("-number").first()
+
+
+def get_revision(draft: Draft, number) -> Revision:
+    """Revision `number` of the draft, or WorkflowError."""
+    try:
+        return draft.revisions.get(number=int(number))
+    except (Revision.DoesNotExist, ValueError, TypeError):
+        raise WorkflowError(f"Revision {number} does not exist.") from None
+
+
+def reviewers(team: Team) -> list:
+    """Users who may review in `team`."""
+    ranks = [role for role, rank in ROLE_RANK.items() if rank >= ROLE_RANK[Role.REVIEWER]]
+    return [m.user for m in team.memberships.filter(role__in=ranks).select_related("user")]
+
+
+def approved_revision(draft: Draft) -> Revision | None:
+    """The last approved revision of the draft, if any."""
+    try:
+        return draft.workflow.approved_revision
+    except DraftWorkflow.DoesNotExist:
+        return None
+
+
+def approvals(draft: Draft, revision: Revision) -> QuerySet[Review]:
+    """Approvals of `revision` that still count (the reviewer's latest decision on it)."""
+    reviews = Review.objects.filter(draft=draft, revision=revision)
+    latest_ids = []
+    seen = set()
+    for review in reviews.order_by("-created", "-pk"):
+        if review.reviewer_id not in seen:
+            seen.add(review.reviewer_id)
+            latest_ids.append(review.pk)
+    return reviews.filter(pk__in=latest_ids, decision=Decision.APPROVE)
+
+
+@transaction.atomic
+def assign_team(user, draft: Draft, team: Team) -> DraftWorkflow:
+    """Move a draft into `team`; the user must edit the draft now and be an author in the team."""
+    draft = _locked(draft)
+    if not can_edit(user, draft) or not has_role(user, team, Role.AUTHOR):
+        raise NotAllowed("You must be an author of this draft and of the team.")
+    workflow, created = DraftWorkflow.objects.get_or_create(draft=draft, defaults={"team": team})
+    if not created and workflow.team_id != team.pk:
+        if draft.status == Status.IN_REVIEW:
+            raise WorkflowError("A draft in review cannot move to another team.")
+        workflow.team = team
+        workflow.save(update_fields=["team", "updated"])
+    audit.record(
+        Action.TEAM_ASSIGNED, actor=user, draft=draft, team=team, detail={"team": team.name}
+    )
+    return workflow
+
+
+@transaction.atomic
+def request_review(user, draft: Draft, *, note: str = "") -> Draft:
+    """Ask the team's reviewers to review the latest revision."""
+    draft = _locked(draft)
+    workflow = _workflow(draft)
+    if not can_edit(user, draft):
+        raise NotAllowed("Only authors of this team can request a review.")
+    if draft.status == Status.IN_REVIEW:
+        raise WorkflowError("This draft is already in review.")
+    if draft.status == Status.ARCHIVED:
+        raise WorkflowError("An archived draft cannot be reviewed.")
+    revision = latest_revision(draft)
+    if revision is None:
+        raise WorkflowError("This draft has no saved revision to review.")
+    if workflow.approved_revision_id == revision.pk:
+        raise WorkflowError("Nothing changed since the approved revision.")
+    _set_status(draft, Status.IN_REVIEW)
+    workflow.review_requested_by = user
+    workflow.review_requested_at = timezone.now()
+    workflow.save(update_fields=["review_requested_by", "review_requested_at", "updated"])
+    audit.record(
+        Action.REVIEW_REQUESTED,
+        actor=user,
+        draft=draft,
+        team=workflow.team,
+        revision_number=revision.number,
+        detail={"note": note[:500]} if note else {},
+        notify=reviewers(workflow.team),
+    )
+    return draft
+
+
+@transaction.atomic
+def withdraw_review(user, draft: Draft) -> Draft:
+    """Take a draft out of review, back to draft."""
+    draft = _locked(draft)
+    workflow = _workflow(draft)
+    if not can_edit(user, draft):
+        raise NotAllowed("Only authors of this team can withdraw a review request.")
+    if draft.status != Status.IN_REVIEW:
+        raise WorkflowError("This draft is not in review.")
+    _set_status(draft, Status.DRAFT)
+    audit.record(Action.REVIEW_WITHDRAWN, actor=user, draft=draft, team=workflow.team)
+    return draft
+
+
+def _decide(user, draft: Draft, revision_number, decision: str, body: str) -> Review:
+    """Checks shared by approve and request_changes; returns the stored review."""
+    workflow = _workflow(draft)
+    if not can_review(user, draft):
+        raise NotAllowed("Only reviewers of this team can review.")
+    if draft.status != Status.IN_REVIEW:
+        raise WorkflowError("This draft is not in review.")
+    revision = get_revision(draft, revision_number)
+    latest = latest_revision(draft)
+    if latest is None or revision.pk != latest.pk:
+        raise WorkflowError(
+            f"Revision {revision.number} is no longer the latest: revision "
+            f"{latest.number if latest else '?'} was saved since. Review the latest revision."
+        )
+    if decision == Decision.APPROVE and revision.author_id == user.pk:
+        raise NotAllowed("You wrote this revision: someone else has to approve it.")
+    if decision == Decision.REQUEST_CHANGES and not body.strip():
+        raise WorkflowError("Say what should change.")
+    already = approvals(draft, revision).filter(reviewer=user).exists()
+    if decision == Decision.APPROVE and already:
+        raise WorkflowError("You already approved this revision.")
+    review = Review.objects.create(
+        draft=draft, revision=revision, reviewer=user, decision=decision, body=body
+    )
+    review.workflow = workflow
+    return review
+
+
+@transaction.atomic
+def approve(user, draft: Draft, *, revision_number, body: str = "") -> Review:
+    """Approve the revision under review; with enough approvals the draft is approved."""
+    draft = _locked(draft)
+    review = _decide(user, draft, revision_number, Decision.APPROVE, body)
+    workflow = review.workflow
+    count = approvals(draft, review.revision).count()
+    needed = max(1, workflow.team.required_approvals)
+    complete = count >= needed
+    if complete:
+        workflow.approved_revision = review.revision
+        workflow.save(update_fields=["approved_revision", "updated"])
+        _set_status(draft, Status.APPROVED)
+    audit.record(
+        Action.APPROVED,
+        actor=user,
+        draft=draft,
+        team=workflow.team,
+        revision_number=review.revision.number,
+        detail={"approvals": count, "required": needed, "complete": complete},
+        notify=[draft.owner, review.revision.author],
+    )
+    return review
+
+
+@transaction.atomic
+def request_changes(user, draft: Draft, *, revision_number, body: str) -> Review:
+    """Send the draft back to its authors with what should change."""
+    draft = _locked(draft)
+    review = _decide(user, draft, revision_number, Decision.REQUEST_CHANGES, body or "")
+    _set_status(draft, Status.CHANGES_REQUESTED)
+    audit.record(
+        Action.CHANGES_REQUESTED,
+        actor=user,
+        draft=draft,
+        team=review.workflow.team,
+        revision_number=review.revision.number,
+        notify=[draft.owner, review.revision.author],
+    )
+    return review
+
+
+def revision_saved(revision: Revision) -> None:
+    """Follow a new revision: approved drafts become drafts again, reviewers hear of edits in review."""
+    draft = Draft.objects.get(pk=revision.draft_id)
+    if revision.number > 1:
+        try:
+            workflow = DraftWorkflow.objects.select_related("team").get(draft=draft)
+        except DraftWorkflow.DoesNotExist:
+            workflow = None
+        notify = [draft.owner]
+        if workflow is not None and draft.status == Status.APPROVED:
+            # The approved revision is frozen: this edit is a new draft revision on top of it.
+            _set_status(draft, Status.DRAFT)
+        elif workflow is not None and draft.status == Status.IN_REVIEW:
+            notify += reviewers(workflow.team)
+        audit.record(
+            Action.EDITED,
+            actor=revision.author,
+            draft=draft,
+            revision_number=revision.number,
+            detail={"note": revision.note} if revision.note else {},
+            notify=notify,
+        )
+
+
+def export_revision(user, draft: Draft, revision: Revision) -> str:
+    """The revision as kubectl-ready YAML, recording the export."""
+    if not can_view(user, draft):
+        raise NotAllowed("You cannot export this draft.")
+    text = dump_documents(revision.documents)
+    audit.record(
+        Action.EXPORTED,
+        actor=user,
+        draft=draft,
+        revision_number=revision.number,
+        detail={"approved": approved_revision(draft) == revision},
+    )
+    return text
+
+
+def export_approved(user, draft: Draft) -> tuple[Revision, str]:
+    """The last approved revision and its YAML; WorkflowError when nothing was approved yet."""
+    revision = approved_revision(draft)
+    if revision is None:
+        raise WorkflowError("No revision of this draft has been approved yet.")
+    return revision, export_revision(user, draft, revision)
+
+
+def create_share_link(user, draft: Draft, revision: Revision) -> ShareLink:
+    """A read-only link to one revision for the team."""
+    if not can_view(user, draft) or revision.draft_id != draft.pk:
+        raise NotAllowed("You cannot share this draft.")
+    link = ShareLink.objects.create(revision=revision, created_by=user)
+    audit.record(Action.SHARED, actor=user, draft=draft, revision_number=revision.number)
+    return link
+
+
+def revoke_share_link(user, link: ShareLink) -> ShareLink:
+    """Stop a share link from opening; its creator or an author of the draft may."""
+    draft = link.revision.draft
+    if link.created_by_id != user.pk and not can_edit(user, draft):
+        raise NotAllowed("Only the link's creator or an author can revoke it.")
+    if link.revoked_at is None:
+        link.revoked_at = timezone.now()
+        link.save(update_fields=["revoked_at"])
+        audit.record(
+            Action.SHARE_REVOKED, actor=user, draft=draft, revision_number=link.revision.number
+        )
+    return link
+
+
+def add_member(user, team: Team, member, role: str) -> Membership:
+    """Add `member` to `team` with `role` (or change their role); team admins only."""
+    if not can_manage(user, team):
+        raise NotAllowed("Only team admins manage members.")
+    if role not in Role.values:
+        raise WorkflowError(f"Unknown role {role!r}; one of {', '.join(Role.values)}.")
+    membership, _ = Membership.objects.update_or_create(
+        team=team, user=member, defaults={"role": role}
+    )
+    audit.record(
+        Action.MEMBER_ADDED,
+        actor=user,
+        team=team,
+        detail={"member": member.get_username(), "role": role},
+        notify=[member],
+    )
+    return membership
+
+
+def remove_member(user, team: Team, member) -> None:
+    """Remove `member` from `team`; team admins only, and never the last admin."""
+    if not can_manage(user, team):
+        raise NotAllowed("Only team admins manage members.")
+    membership = Membership.objects.filter(team=team, user=member).first()
+    if membership is None:
+        return
+    admins = team.memberships.filter(role=Role.ADMIN)
+    if membership.role == Role.ADMIN and admins.count() == 1:
+        raise WorkflowError("A team keeps at least one admin.")
+    membership.delete()
+    audit.record(
+        Action.MEMBER_REMOVED, actor=user, team=team, detail={"member": member.get_username()}
+    )
+
+
+def waiting_reviews(user) -> QuerySet[Draft]:
+    """Drafts in review that `user` can review and has not yet decided on (their latest revision)."""
+    from policyeditor.review.permissions import visible_drafts
+
+    if not getattr(user, "is_authenticated", False):
+        return Draft.objects.none()
+    roles = [role for role, rank in ROLE_RANK.items() if rank >= ROLE_RANK[Role.REVIEWER]]
+    teams = Membership.objects.filter(user=user, role__in=roles).values("team_id")
+    drafts = visible_drafts(user).filter(status=Status.IN_REVIEW, workflow__team_id__in=teams)
+    waiting = []
+    for draft in drafts.select_related("owner"):
+        latest = latest_revision(draft)
+        if latest is None or latest.author_id == user.pk:
+            continue
+        if Review.objects.filter(draft=draft, revision=latest, reviewer=user).exists():
+            continue
+        waiting.append(draft.pk)
+    return Draft.objects.filter(pk__in=waiting)

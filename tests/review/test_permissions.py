@@ -1,0 +1,91 @@
+"""Tests for what each team role may do with a draft."""
+
+from __future__ import annotations
+
+import pytest
+from django.http import Http404
+
+from policyeditor.editor.access import get_draft_for
+from policyeditor.editor.services import create_draft
+from policyeditor.review import permissions
+from policyeditor.review.models import Role
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    ("member", "view", "comment", "edit", "review"),
+    [
+        ("alice", True, True, True, False),  # author
+        ("bob", True, True, True, True),  # reviewer
+        ("carol", True, True, False, False),  # viewer
+        ("dave", True, True, True, True),  # admin
+        ("eve", False, False, False, False),  # another team
+    ],
+)
+def test_each_role_gets_exactly_its_rights_on_a_team_draft(
+    request, draft, other_team, member, view, comment, edit, review
+):
+    user = request.getfixturevalue(member)
+    assert permissions.can_view(user, draft) is view
+    assert permissions.can_comment(user, draft) is comment
+    assert permissions.can_edit(user, draft) is edit
+    assert permissions.can_review(user, draft) is review
+
+
+def test_a_user_of_another_team_reaching_a_draft_gets_404(draft, eve, other_team):
+    with pytest.raises(Http404):
+        get_draft_for(eve, draft.pk)
+
+
+def test_every_team_member_reaches_a_team_draft_through_the_editor_access_helper(
+    draft, bob, carol, dave
+):
+    for user in (bob, carol, dave):
+        assert get_draft_for(user, draft.pk) == draft
+
+
+def test_a_personal_draft_keeps_the_owner_rule(alice, bob, team):
+    mine = create_draft(alice, [], name="mine")
+    assert permissions.can_edit(alice, mine)
+    assert not permissions.can_view(bob, mine)
+    assert not permissions.can_review(alice, mine)  # nobody reviews outside a team
+    with pytest.raises(Http404):
+        get_draft_for(bob, mine.pk)
+
+
+def test_an_owner_who_leaves_the_team_loses_the_team_draft(draft, alice, team):
+    team.memberships.get(user=alice).delete()
+    assert not permissions.can_view(alice, draft)
+    assert not alice.groups.filter(pk=team.group_id).exists()
+
+
+def test_anonymous_users_can_do_nothing(draft):
+    from django.contrib.auth.models import AnonymousUser
+
+    anon = AnonymousUser()
+    assert not permissions.can_view(anon, draft)
+    assert not permissions.can_edit(anon, draft)
+    assert list(permissions.visible_drafts(anon)) == []
+
+
+def test_visible_drafts_lists_team_drafts_and_own_personal_drafts_only(
+    draft, alice, bob, eve, other_team
+):
+    personal = create_draft(bob, [], name="bob's own")
+    theirs = create_draft(eve, [], name="eve's own")
+    assert set(permissions.visible_drafts(bob)) == {draft, personal}
+    assert set(permissions.visible_drafts(alice)) == {draft}
+    assert theirs in permissions.visible_drafts(eve)
+    assert draft not in permissions.visible_drafts(eve)
+
+
+def test_only_team_admins_manage_members(team, alice, dave, make_user):
+    assert permissions.can_manage(dave, team)
+    assert not permissions.can_manage(alice, team)
+    assert permissions.can_manage(make_user("root", is_staff=True), team)
+
+
+def test_membership_puts_the_user_in_the_teams_auth_group(team, carol):
+    assert carol.groups.filter(name="team:team-a").exists()
+    assert permissions.role_in(carol, team) == Role.VIEWER
