@@ -1,0 +1,392 @@
+"""The `policyeditor` command: validate, eval, test and cel, on the same engine as the web UI.
+
+Exit status: 0 when all is well; 1 when validation errors were found, a test failed, an evaluated
+request was not allowed or a CEL expression failed; 2 on usage or input errors (a missing file, bad
+YAML, an unknown Kubernetes version), reported as one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from policyeditor import __version__
+from policyeditor.engine.errors import InputError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits 2 with one line on stderr (its default) but never prints a traceback."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the command and its four subcommands."""
+    parser = _Parser(
+        prog="policyeditor",
+        description="Validate, evaluate and test Kubernetes ValidatingAdmissionPolicy and "
+        "MutatingAdmissionPolicy objects exactly as kube-apiserver would.",
+        epilog="Exit status: 0 ok, 1 validation errors / failed tests / request not allowed, 2 usage or input errors.",
+    )
+    parser.add_argument("--version", action="version", version=f"policyeditor {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    validate = sub.add_parser(
+        "validate", help="API-server validation and CEL compilation of every document"
+    )
+    validate.add_argument("files", nargs="+", metavar="FILE")
+    _version_option(validate)
+    _output_option(validate, ("text", "json", "yaml"))
+
+    evaluate = sub.add_parser("eval", help="evaluate policies against an admission request")
+    evaluate.add_argument(
+        "files", nargs="+", metavar="FILE", help="policies, bindings and param objects"
+    )
+    evaluate.add_argument("--object", metavar="F", help="the object of the request")
+    evaluate.add_argument("--old-object", metavar="F", help="the old object (UPDATE, DELETE)")
+    evaluate.add_argument(
+        "--operation", choices=OPERATIONS, type=str.upper, help="default: inferred from the objects"
+    )
+    evaluate.add_argument(
+        "--params", metavar="F", help="a param object (overrides the binding's paramRef)"
+    )
+    evaluate.add_argument("--namespace-object", metavar="F", help="the Namespace of the request")
+    evaluate.add_argument("--user", metavar="NAME", help="request.userInfo.username")
+    evaluate.add_argument(
+        "--group",
+        metavar="G",
+        action="append",
+        default=[],
+        help="request.userInfo.groups (repeatable)",
+    )
+    evaluate.add_argument("--policy", metavar="NAME", help="evaluate only this policy")
+    evaluate.add_argument("--binding", metavar="NAME", help="evaluate only through this binding")
+    _version_option(evaluate)
+    _output_option(evaluate, ("text", "json", "yaml"))
+
+    test = sub.add_parser(
+        "test", help="run test suites found under PATH (our format, kat, kaptest)"
+    )
+    test.add_argument("paths", nargs="+", metavar="PATH")
+    test.add_argument(
+        "-run", "--run", dest="run", metavar="REGEX", help="run only cases whose suite/name matches"
+    )
+    _version_option(test, help_text="Kubernetes version for suites that do not name one")
+    _output_option(test, ("text", "json"))
+
+    cel = sub.add_parser("cel", help="compile and evaluate one CEL expression")
+    cel.add_argument("expression", metavar="EXPR")
+    cel.add_argument("--object", metavar="F")
+    cel.add_argument("--old-object", metavar="F")
+    cel.add_argument("--params", metavar="F")
+    _version_option(cel)
+    _output_option(cel, ("text", "json"))
+    return parser
+
+
+def _version_option(
+    parser: argparse.ArgumentParser, help_text: str = "target Kubernetes version (default: newest)"
+) -> None:
+    parser.add_argument("--k8s-version", metavar="V", help=help_text)
+
+
+def _output_option(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
+    parser.add_argument("-o", "--output", choices=choices, default="text", help="output format")
+
+
+def main(
+    argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
+    """Run the command; returns the exit status (the console script exits with it)."""
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:
+        return int(stop.code or 0) if isinstance(stop.code, int) else EXIT_USAGE
+    handler = {"validate": cmd_validate, "eval": cmd_eval, "test": cmd_test, "cel": cmd_cel}[
+        args.command
+    ]
+    try:
+        return handler(args, out, err)
+    except InputError as error:
+        err.write(f"policyeditor {args.command}: error: {_one_line(error)}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # a bug must still be one clear line, not a traceback
+        err.write(
+            f"policyeditor {args.command}: internal error: {type(error).__name__}: {_one_line(error)}\n"
+        )
+        return EXIT_USAGE
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split("\n")[:1]) or type(error).__name__
+
+
+def _version(args: argparse.Namespace) -> str:
+    from policyeditor.engine import versions
+
+    try:
+        return versions.normalize_version(args.k8s_version)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+
+
+def _load(path: str) -> list[dict]:
+    from policyeditor.engine import manifests
+
+    return manifests.load_file(path)
+
+
+def _load_one(path: str | None, what: str) -> dict | None:
+    if path is None:
+        return None
+    docs = _load(path)
+    if len(docs) != 1:
+        raise InputError(f"{path}: expected exactly one {what}, found {len(docs)} documents")
+    return docs[0]
+
+
+def _dump(data: Any, fmt: str, out: TextIO) -> None:
+    if fmt == "json":
+        out.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
+    else:
+        import yaml
+
+        out.write(
+            yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True)
+        )
+
+
+# ---------------------------------------------------------------- validate
+
+
+def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Validate every document of every file; one line (or record) per error."""
+    from policyeditor.engine import validation
+
+    version = _version(args)
+    loaded = [(path, _load(path)) for path in args.files]  # all input errors before any output
+    records: list[dict[str, str]] = []
+    warnings: list[str] = []
+    for path, docs in loaded:
+        for index, error in validation.validate_documents(docs, version=version):
+            doc = docs[index] if 0 <= index < len(docs) else {}
+            records.append(
+                {
+                    "file": path,
+                    "kind": str(doc.get("kind", "")),
+                    "name": _name(doc),
+                    "path": error.path,
+                    "message": error.message,
+                }
+            )
+        for doc in docs:
+            warnings += [
+                f"{path}: {doc.get('kind', '')} {_name(doc)!r}: warning: {w}"
+                for w in _warnings(validation, doc, version)
+            ]
+    if args.output != "text":
+        _dump(records, args.output, out)
+    else:
+        for record in records:
+            where = f"{record['path']}: " if record["path"] else ""
+            out.write(
+                f"{record['file']}: {record['kind']} {record['name']!r}: {where}{record['message']}\n"
+            )
+        for warning in warnings:
+            err.write(warning + "\n")
+        if not records:
+            count = sum(len(docs) for _, docs in loaded)
+            out.write(
+                f"{count} document{'s' if count != 1 else ''} valid for Kubernetes {version}\n"
+            )
+    return EXIT_FAILED if records else EXIT_OK
+
+
+def _warnings(validation: Any, doc: dict, version: str) -> list[str]:
+    warnings_for = getattr(validation, "warnings_for", None)
+    if warnings_for is None:
+        return []
+    try:
+        return [str(w) for w in warnings_for(doc, version=version)]
+    except Exception:  # warnings are advisory: never fail validation because of them
+        return []
+
+
+def _name(doc: Any) -> str:
+    metadata = doc.get("metadata") if isinstance(doc, dict) else None
+    return str(metadata.get("name", "")) if isinstance(metadata, dict) else ""
+
+
+# ---------------------------------------------------------------- eval
+
+
+def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Evaluate the policies in FILE... against the request described by the options."""
+    from policyeditor.engine import admission, validation
+    from policyeditor.engine.testing_files import split_documents
+
+    version = _version(args)
+    documents, resources = split_documents([doc for path in args.files for doc in _load(path)])
+    obj = _load_one(args.object, "object")
+    old = _load_one(args.old_object, "old object")
+    if obj is None and old is None and args.operation != "CONNECT":
+        raise InputError("give --object, --old-object or both")
+    if not documents:
+        raise InputError(
+            "no ValidatingAdmissionPolicy or MutatingAdmissionPolicy in the files given"
+        )
+    problems = validation.validate_documents(documents, version=version)
+    if problems:
+        for index, error in problems:
+            doc = documents[index]
+            err.write(f"{doc.get('kind', '')} {_name(doc)!r}: {error}\n")
+        err.write(
+            f"the policies are not valid for Kubernetes {version}: fix them before evaluating\n"
+        )
+        return EXIT_FAILED
+    user_info = {"username": args.user} if args.user else {}
+    if args.group:
+        user_info["groups"] = list(args.group)
+    request = admission.AdmissionRequest.build(
+        object=obj,
+        old_object=old,
+        operation=args.operation,
+        user_info=user_info or None,
+        version=version,
+    )
+    kwargs: dict[str, Any] = {"version": version, "resources": resources}
+    if args.params:
+        kwargs["params"] = _load_one(args.params, "param object")
+    if args.namespace_object:
+        kwargs["namespace_object"] = _load_one(args.namespace_object, "Namespace")
+    result = admission.evaluate(
+        documents, request, policy=args.policy, binding=args.binding, **kwargs
+    )
+    if args.output == "text":
+        out.write(format_evaluation(result))
+    else:
+        _dump(result.to_dict(), args.output, out)
+    return EXIT_OK if result.allowed else EXIT_FAILED
+
+
+def format_evaluation(result: Any) -> str:
+    """The text form of an EvaluationResult: the answer first, then every policy's steps."""
+    lines = [
+        f"result: {result.result} (allowed: {str(result.allowed).lower()}, code {result.status_code})"
+    ]
+    if result.message:
+        lines.append(f"message: {result.message}")
+    for warning in result.warnings:
+        lines.append(f"warning: {warning}")
+    for key, value in sorted(result.audit_annotations.items()):
+        lines.append(f"audit annotation: {key}: {value}")
+    for error in getattr(result, "errors", []):
+        lines.append(f"error: {error}")
+    for outcome in result.policies:
+        lines.extend(_format_outcome(outcome))
+    if getattr(result, "diff", ""):
+        lines.append("object diff:")
+        lines.extend("  " + line for line in result.diff.splitlines())
+    return "\n".join(lines) + "\n"
+
+
+def _format_outcome(outcome: Any) -> list[str]:
+    head = f"{outcome.kind} {outcome.policy!r}"
+    if outcome.binding:
+        head += f" binding {outcome.binding!r}"
+    if outcome.param:
+        head += f" param {outcome.param!r}"
+    if not outcome.matched:
+        return [f"{head}: not matched" + (f" ({outcome.reason})" if outcome.reason else "")]
+    lines = [f"{head}: {outcome.result}" + (f" ({outcome.reason})" if outcome.reason else "")]
+    for group in ("match_conditions", "variables", "validations", "audit_annotations", "mutations"):
+        for step in getattr(outcome, group, []):
+            lines.append("  " + _format_step(step))
+    lines.extend(f"  error: {error}" for error in outcome.errors)
+    return lines
+
+
+def _format_step(step: Any) -> str:
+    label = f"{step.kind}[{step.index}]" + (f" {step.name}" if step.name else "")
+    text = f"{label}: {step.status}"
+    if step.expression:
+        text += f"  {' '.join(step.expression.split())}"
+    if step.error:
+        text += f"  -- {step.error}"
+    elif step.message:
+        text += f"  -- {step.message}"
+    elif step.kind == "variable" and step.status == "ok":
+        text += f"  = {json.dumps(step.value, default=str)}"
+    return text
+
+
+# ---------------------------------------------------------------- test
+
+
+def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run every suite under the paths; a line per case and `N passed, N failed`."""
+    import os
+    import re
+
+    from policyeditor.engine import testing
+
+    version = _version(args) if args.k8s_version else None
+    missing = [p for p in args.paths if not os.path.exists(p)]
+    if missing:
+        raise InputError(f"{missing[0]}: no such file or directory")
+    if args.run:
+        try:
+            re.compile(args.run)
+        except re.error as error:
+            raise InputError(f"-run: invalid regular expression {args.run!r}: {error}") from None
+    report = testing.run(args.paths, run_regex=args.run, version=version)
+    if args.output == "json":
+        _dump(report.to_dict(), "json", out)
+    else:
+        out.write(report.to_text())
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+# ---------------------------------------------------------------- cel
+
+
+def cmd_cel(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Compile and evaluate one expression with object/oldObject/params from files."""
+    from policyeditor.engine import cel
+
+    version = _version(args)
+    result = cel.evaluate_expression(
+        args.expression,
+        version=version,
+        object=_load_one(args.object, "object"),
+        old_object=_load_one(args.old_object, "old object"),
+        params=_load_one(args.params, "param object"),
+    )
+    data = result.to_dict() if hasattr(result, "to_dict") else dict(vars(result))
+    errors = [str(e) for e in (data.get("errors") or [])]
+    if args.output == "json":
+        _dump(data, "json", out)
+    elif errors:
+        for text in errors:
+            err.write(text + "\n")
+    else:
+        out.write(json.dumps(data.get("value"), default=str) + "\n")
+    return EXIT_FAILED if errors else EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m policyeditor.cli`
+    sys.exit(main())
