@@ -43,6 +43,12 @@ def policy(limit: int = 5) -> dict:
     return doc
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """Review tests create many users; the real hasher's cost is tested elsewhere."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def carol(make_user):
     """A viewer of team-a."""
