@@ -1,0 +1,61 @@
+"""The Kubernetes CEL libraries (KUBERNETES.md 12.6-12.15) for cel-expr-python, versioned.
+
+How cel-core builds an environment with them::
+
+    from policyeditor.engine.cel import library
+    libs = library.libraries_for(minor, env_type=env_type, mutating=mutating)
+    decls = library.env_declarations(libs)
+    env = cel.NewEnv(
+        library.descriptor_pool(),                       # opaque types: net.IP, kubernetes.Quantity...
+        config=...,                                      # cel-core's own options and extensions
+        extensions=[*builtin_extensions, decls.extension()],   # must come AFTER ExtStrings etc.
+        functions=[*cel_core_functions, *decls.functions],
+        variables={..., "authorizer": cel.Type(library.types.AUTHORIZER)},
+    )
+
+- `libraries_for(minor, env_type=, mutating=, compatibility_minor=)` picks the libraries of a
+  Kubernetes 1.<minor> server: NewExpressions use compatibility version minor - 1.
+- `library(name)` finds one library by the name the conformance vectors use ("kubernetes.net.ip").
+- `function_introduced()` / `required_version(name)` say which version introduced a function.
+- Runtime errors are raised as LibraryError (a ValueError): cel-expr-python reports them as
+  "OUT_OF_RANGE: <Kubernetes message>"; `strip_status()` removes that prefix.
+- `authz.bind_authorizer(...)` makes the `authorizer` variable's value; `authz.Authorizer` and
+  `authz.AuthorizationDecision` are the contract types cel re-exports.
+- `cost.call_cost(function, args)` is the runtime cost of one library call (KUBERNETES.md 13).
+- Format functions (`format.named`, `validate`) return optionals, which a Python implementation
+  cannot produce: see formats_decls.py for the AST rewrite cel-core applies.
+"""
+
+from __future__ import annotations
+
+from .errors import STATUS_PREFIX, LibraryError, strip_status
+from .registry import (
+    LIBRARIES,
+    NEW_EXPRESSIONS,
+    STORED_EXPRESSIONS,
+    EnvDeclarations,
+    Library,
+    env_declarations,
+    function_introduced,
+    libraries_for,
+    library,
+    required_version,
+)
+from .types import descriptor_pool
+
+__all__ = [
+    "LIBRARIES",
+    "NEW_EXPRESSIONS",
+    "STATUS_PREFIX",
+    "STORED_EXPRESSIONS",
+    "EnvDeclarations",
+    "Library",
+    "LibraryError",
+    "descriptor_pool",
+    "env_declarations",
+    "function_introduced",
+    "libraries_for",
+    "library",
+    "required_version",
+    "strip_status",
+]

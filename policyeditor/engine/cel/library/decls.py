@@ -1,0 +1,57 @@
+"""Turn compact overload specs into cel-expr-python FunctionDecls, within the engine's rules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from cel_expr_python import cel
+
+from .errors import guarded
+
+# Rules of cel-expr-python 0.1.3 that shape these declarations (found by experiment):
+# - At runtime overloads are dispatched on value *kinds* (list, map, string, message, ...), not on
+#   full types: overloads list(int) and list(double), or net.IP and net.CIDR, share one runtime
+#   slot. Exactly one overload per slot carries the implementation (which then dispatches on the
+#   Python value); the others are declared for the type checker only (`impl=None`).
+# - A function name that the standard library or a built-in extension already declares (`string`,
+#   strings-ext `indexOf`/`lastIndexOf`) cannot be passed in NewEnv(functions=...) ("declared multiple
+#   times"); it merges only through a cel.CelExtension listed *after* the built-in extensions. In
+#   that path implementation-less overloads still take a runtime slot, so such a function gets one
+#   overload per slot.
+# - Type parameters (list(A)) cannot be given from Python; generic functions use dyn.
+# - A Python implementation cannot return an optional value (see formats_decls.py).
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One overload: `name(params) -> result`, params as cel.Type signatures ("list<int>", "net.IP")."""
+
+    name: str
+    overload_id: str
+    params: tuple[str, ...]
+    result: str
+    member: bool = False
+    impl: Callable[..., Any] | None = None
+    # True when `name` clashes with a stdlib/extension function (goes into a CelExtension)
+    extension: bool = False
+
+
+def _type(signature: str) -> cel.Type:
+    return cel.Type(signature)
+
+
+def build_function_decls(specs: Iterable[Spec]) -> list[cel.FunctionDecl]:
+    """One FunctionDecl per function name, overloads in spec order, implementations guarded."""
+    by_name: dict[str, list[cel.Overload]] = {}
+    for spec in specs:
+        overload = cel.Overload(
+            spec.overload_id,
+            _type(spec.result),
+            [_type(p) for p in spec.params],
+            is_member=spec.member,
+            impl=guarded(spec.impl) if spec.impl is not None else None,
+        )
+        by_name.setdefault(spec.name, []).append(overload)
+    return [cel.FunctionDecl(name, overloads) for name, overloads in by_name.items()]

@@ -1,0 +1,39 @@
+"""The error a library function raises, and the guard that keeps Python exceptions inside it."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+# cel-expr-python turns an exception raised in a Python implementation into a CEL error value whose
+# text is "<STATUS>: <str(exc)>" (a LibraryError reads "UNKNOWN: <message>"). cel-core strips this
+# prefix (strip_status) when translating runtime errors, so the rest reads as Kubernetes'.
+STATUS_PREFIX = "UNKNOWN: "
+
+
+class LibraryError(ValueError):
+    """A Kubernetes CEL library runtime error; str() is the Kubernetes/cel-go message."""
+
+
+def strip_status(text: str) -> str:
+    """Drop cel-expr-python's "STATUS: " prefix from a runtime error text, if present."""
+    head, sep, rest = text.partition(": ")
+    if sep and head.isupper() and head.replace("_", "").isalpha():
+        return rest
+    return text
+
+
+def guarded(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap an implementation so unexpected Python errors surface as cel-go's `no such overload`."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any) -> Any:
+        try:
+            return function(*args)
+        except LibraryError:
+            raise
+        except Exception as exc:  # a bug or an argument of a type we did not expect
+            raise LibraryError(f"no such overload ({type(exc).__name__}: {exc})") from exc
+
+    return wrapper

@@ -1,0 +1,79 @@
+"""CEL equality and ordering on the Python values cel-expr-python hands to implementations."""
+
+from __future__ import annotations
+
+import datetime
+import math
+from typing import Any
+
+from google.protobuf.message import Message
+
+_NUMBER = (int, float)
+
+
+def _is_number(value: Any) -> bool:
+    # bool is an int subclass in Python but a distinct type in CEL
+    return isinstance(value, _NUMBER) and not isinstance(value, bool)
+
+
+def cel_equal(left: Any, right: Any) -> bool:
+    """CEL `==` (heterogeneous equality: 1 == 1.0, true != 1, lists and maps element-wise)."""
+    if _is_number(left) and _is_number(right):
+        if isinstance(left, float) and math.isnan(left):
+            return False
+        return left == right
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(cel_equal, left, right))
+    if isinstance(left, dict) and isinstance(right, dict):
+        if len(left) != len(right):
+            return False
+        for key, value in left.items():
+            match = _find_key(right, key)
+            if match is _MISSING or not cel_equal(value, match):
+                return False
+        return True
+    if isinstance(left, Message) and isinstance(right, Message):
+        return type(left) is type(right) and left == right
+    if type(left) is not type(right):
+        return False
+    return bool(left == right)
+
+
+_MISSING = object()
+
+
+def _find_key(mapping: dict, key: Any) -> Any:
+    for candidate, value in mapping.items():
+        if cel_equal(candidate, key):
+            return value
+    return _MISSING
+
+
+def comparable_kind(value: Any) -> str | None:
+    """The CEL ordering family of a value ('number', 'string', ...), None if it has no `<`."""
+    if isinstance(value, bool):
+        return "bool"
+    if _is_number(value):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bytes):
+        return "bytes"
+    if isinstance(value, datetime.timedelta):
+        return "duration"
+    if isinstance(value, datetime.datetime):
+        return "timestamp"
+    return None
+
+
+def cel_less(left: Any, right: Any) -> bool:
+    """CEL `<` for comparable values of one family; TypeError (no such overload) otherwise."""
+    kind = comparable_kind(left)
+    if kind is None or kind != comparable_kind(right):
+        raise TypeError("no such overload")
+    if kind == "string":
+        # Go compares strings byte-wise (UTF-8); code-point order is the same except for surrogates
+        return left.encode("utf-8", "surrogatepass") < right.encode("utf-8", "surrogatepass")
+    return bool(left < right)
