@@ -13,5 +13,6 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", core_views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("api/", include("policyeditor.api.urls")),
     path("", include("policyeditor.editor.urls")),
 ]

@@ -1,0 +1,77 @@
+"""The base class of every API view: authentication, throttling, parsers and problem JSON."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from rest_framework import exceptions
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import JSONRenderer
+from rest_framework.views import APIView
+
+from policyeditor.api.authentication import ApiTokenAuthentication
+from policyeditor.api.parsers import PARSERS, ManifestBody
+from policyeditor.api.problems import Problem, exception_handler
+from policyeditor.api.throttling import ApiRateThrottle
+
+logger = logging.getLogger(__name__)
+
+
+class ApiView(APIView):
+    """Token or session authentication, signed-in users only, per-token throttling."""
+
+    # Token first: its challenge makes an unauthenticated request a 401, not a 403.
+    authentication_classes = [ApiTokenAuthentication, SessionAuthentication]
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [ApiRateThrottle]
+    parser_classes = PARSERS
+    renderer_classes = [JSONRenderer]
+
+    @classmethod
+    def as_view(cls, **initkwargs):
+        view = super().as_view(**initkwargs)
+        # API clients authenticate per request (token); the site-wide login redirect is for pages.
+        view.login_required = False
+        return view
+
+    def get_exception_handler(self):
+        return exception_handler
+
+    def handle_exception(self, exc: Exception):
+        try:
+            return super().handle_exception(exc)
+        except (
+            Exception
+        ) as unexpected:  # a bug, not the client's fault: log it, answer problem JSON
+            logger.exception("unexpected error in %s", type(self).__name__)
+            problem = Problem(
+                500,
+                f"internal error ({type(unexpected).__name__}); it has been logged",
+                slug="internal-error",
+                title="Internal server error",
+            )
+            return super().handle_exception(problem)
+
+
+def envelope(data: Any) -> dict:
+    """The request body as one mapping of fields (empty for an empty body), else a 400."""
+    if isinstance(data, ManifestBody):
+        if len(data) == 0:
+            return {}
+        if len(data) > 1:
+            raise Problem(
+                400, f"expected one object in the request body, got {len(data)} documents"
+            )
+        return data[0]
+    if isinstance(data, dict):
+        return dict(data)
+    raise exceptions.ParseError("expected a JSON object in the request body")
+
+
+def looks_like_documents(data: Any) -> bool:
+    """True when a body is Kubernetes documents themselves rather than a field mapping."""
+    if not isinstance(data, ManifestBody) or not data:
+        return False
+    return len(data) > 1 or "kind" in data[0] or "apiVersion" in data[0]

@@ -1,0 +1,111 @@
+"""Serializer fields shared by the API: Kubernetes objects, versions and document bundles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from policyeditor.engine.manifests import load_documents
+from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": True,
+        "description": "A Kubernetes object as JSON (apiVersion, kind, metadata, ...).",
+    }
+)
+class ObjectField(serializers.Field):
+    """Any JSON object (mapping), kept exactly as given."""
+
+    default_error_messages = {"not_object": "must be an object (a mapping), not {type}"}
+
+    def to_internal_value(self, data: Any) -> dict:
+        if not isinstance(data, dict):
+            self.fail("not_object", type=_type_name(data))
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+@extend_schema_field(OpenApiTypes.ANY)
+class AnyJSONField(serializers.Field):
+    """Any JSON value (params may be any shape), kept exactly as given."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "enum": list(KUBERNETES_VERSIONS),
+        "description": "Target Kubernetes version (default: the newest).",
+    }
+)
+class VersionField(serializers.Field):
+    """A supported Kubernetes version, normalized to "1.NN"; "v1.34" and "1.34.2" are accepted."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str | int | float) or isinstance(data, bool):
+            raise serializers.ValidationError(f"must be a version string, not {_type_name(data)}")
+        try:
+            return normalize_version(str(data))
+        except ValueError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+def _type_name(value: Any) -> str:
+    """JSON type names, as a client sees its own input."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+class DocumentsMixin(serializers.Serializer):
+    """`documents` (JSON objects) or `yaml` (multi-document text): exactly one of them."""
+
+    documents = serializers.ListField(
+        child=ObjectField(),
+        required=False,
+        help_text="Kubernetes objects: policies, bindings, param objects.",
+    )
+    yaml = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="The same objects as multi-document YAML (or JSON) text.",
+    )
+
+    def validate(self, attrs: dict) -> dict:
+        attrs = super().validate(attrs)
+        has_docs, has_yaml = "documents" in attrs, "yaml" in attrs
+        if has_docs and has_yaml:
+            raise serializers.ValidationError({"yaml": "give either documents or yaml, not both"})
+        if not has_docs and not has_yaml:
+            raise serializers.ValidationError(
+                {"documents": "required: give documents (a list of objects) or yaml (text)"}
+            )
+        if has_yaml:
+            # ManifestError (an InputError) carries line/column: the problem handler shows them.
+            attrs["documents"] = load_documents(attrs.pop("yaml"), source="yaml")
+        return attrs

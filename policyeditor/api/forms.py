@@ -1,0 +1,16 @@
+"""The form of the API token settings page."""
+
+from __future__ import annotations
+
+from django import forms
+
+
+class TokenForm(forms.Form):
+    """Name a new token after where it will be used (e.g. "CI" or "laptop")."""
+
+    name = forms.CharField(
+        max_length=100,
+        strip=True,
+        help_text="Where this token will be used, e.g. “GitHub Actions”.",
+        widget=forms.TextInput(attrs={"autocomplete": "off", "placeholder": "CI pipeline"}),
+    )

@@ -1,0 +1,182 @@
+"""Request and response shapes of the database-free endpoints: validate, evaluate, cel."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from policyeditor.api.fields import AnyJSONField, DocumentsMixin, ObjectField, VersionField
+
+CONTEXTS = (
+    "validation",
+    "matchCondition",
+    "messageExpression",
+    "auditAnnotation",
+    "variable",
+    "mutation",
+)
+OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
+
+
+class UserInfoSerializer(serializers.Serializer):
+    """The requesting user as the API server authenticated it."""
+
+    username = serializers.CharField(required=False, allow_blank=True, max_length=1024)
+    uid = serializers.CharField(required=False, allow_blank=True, max_length=1024)
+    groups = serializers.ListField(
+        child=serializers.CharField(allow_blank=True, max_length=1024), required=False
+    )
+    extra = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField(allow_blank=True)), required=False
+    )
+
+
+class AuthorizerEntrySerializer(serializers.Serializer):
+    """One mocked authorization decision; a field left out matches any value."""
+
+    group = serializers.CharField(required=False, allow_blank=True)
+    version = serializers.CharField(required=False, allow_blank=True)
+    resource = serializers.CharField(required=False, allow_blank=True)
+    subresource = serializers.CharField(required=False, allow_blank=True)
+    namespace = serializers.CharField(required=False, allow_blank=True)
+    name = serializers.CharField(required=False, allow_blank=True)
+    verb = serializers.CharField(required=False, allow_blank=True)
+    path = serializers.CharField(required=False, allow_blank=True)
+    user = serializers.CharField(required=False, allow_blank=True)
+    decision = serializers.ChoiceField(choices=["allow", "deny", "noOpinion"])
+    reason = serializers.CharField(required=False, allow_blank=True)
+    error = serializers.CharField(required=False, allow_blank=True)
+
+
+class ValidateRequestSerializer(DocumentsMixin):
+    """POST /api/v1/validate: the documents to validate as the API server would."""
+
+    kubernetesVersion = VersionField(required=False)
+
+
+class FieldErrorSerializer(serializers.Serializer):
+    """One API-server error or warning, located by document and Kubernetes field path."""
+
+    document = serializers.IntegerField(help_text="0-based index of the document.")
+    kind = serializers.CharField()
+    name = serializers.CharField()
+    path = serializers.CharField(
+        help_text="Kubernetes field path, e.g. spec.validations[0].expression."
+    )
+    message = serializers.CharField()
+
+
+class ValidateResponseSerializer(serializers.Serializer):
+    """The outcome of validation: valid when there are no errors (warnings never block)."""
+
+    valid = serializers.BooleanField()
+    kubernetesVersion = serializers.CharField()
+    errors = FieldErrorSerializer(many=True)
+    warnings = FieldErrorSerializer(many=True)
+
+
+class EvaluateRequestSerializer(DocumentsMixin):
+    """POST /api/v1/evaluate: policies plus one admission request."""
+
+    kubernetesVersion = VersionField(required=False)
+    object = ObjectField(required=False, allow_null=True, help_text="The object being admitted.")
+    oldObject = ObjectField(
+        required=False, allow_null=True, help_text="The object before an UPDATE or DELETE."
+    )
+    operation = serializers.ChoiceField(
+        choices=OPERATIONS,
+        required=False,
+        help_text="Default: CREATE with only object, UPDATE with both, DELETE with only oldObject.",
+    )
+    userInfo = UserInfoSerializer(required=False)
+    params = AnyJSONField(
+        required=False, help_text="Inline param object; overrides the binding's paramRef."
+    )
+    namespaceObject = ObjectField(required=False, allow_null=True)
+    resources = serializers.ListField(
+        child=ObjectField(),
+        required=False,
+        help_text="Other cluster objects (param objects, namespaces) for paramRef and selectors.",
+    )
+    request = ObjectField(
+        required=False,
+        help_text="Further AdmissionRequest fields in camelCase (kind, resource, subResource, "
+        "namespace, name, dryRun, options, ...); they override what is inferred from the object.",
+    )
+    authorizer = AuthorizerEntrySerializer(
+        many=True, required=False, help_text="Mocked authorization decisions, first match wins."
+    )
+    policy = serializers.CharField(required=False, help_text="Evaluate only this policy (by name).")
+    binding = serializers.CharField(required=False, help_text="Evaluate through this binding.")
+
+    def validate(self, attrs: dict) -> dict:
+        attrs = super().validate(attrs)
+        if attrs.get("object") is None and attrs.get("oldObject") is None:
+            raise serializers.ValidationError(
+                {"object": "required: give object, oldObject or both"}
+            )
+        return attrs
+
+
+class EvaluateResponseSerializer(serializers.Serializer):
+    """The decision the API server would answer, with each policy's steps."""
+
+    result = serializers.ChoiceField(choices=["allow", "deny", "warn", "audit", "skip", "error"])
+    allowed = serializers.BooleanField()
+    statusCode = serializers.IntegerField()
+    reason = serializers.CharField()
+    message = serializers.CharField()
+    warnings = serializers.ListField(child=serializers.CharField())
+    auditAnnotations = serializers.DictField(child=serializers.CharField())
+    object = ObjectField(allow_null=True, help_text="MAP: the object after all mutations.")
+    patch = serializers.ListField(child=ObjectField())
+    diff = serializers.CharField()
+    errors = serializers.ListField(child=serializers.CharField())
+    policies = serializers.ListField(child=ObjectField())
+    kubernetesVersion = serializers.CharField()
+
+
+class VariableSerializer(serializers.Serializer):
+    """A policy variable, composited before the expression."""
+
+    name = serializers.CharField()
+    expression = serializers.CharField(trim_whitespace=False)
+
+
+class CelRequestSerializer(serializers.Serializer):
+    """POST /api/v1/cel: one expression with the variables it may read."""
+
+    expression = serializers.CharField(trim_whitespace=False, max_length=100_000)
+    context = serializers.ChoiceField(choices=CONTEXTS, required=False, default="validation")
+    kubernetesVersion = VersionField(required=False)
+    object = AnyJSONField(required=False)
+    oldObject = AnyJSONField(required=False)
+    request = AnyJSONField(required=False)
+    params = AnyJSONField(required=False)
+    namespaceObject = AnyJSONField(required=False)
+    variables = VariableSerializer(many=True, required=False)
+    authorizer = AuthorizerEntrySerializer(many=True, required=False)
+    envType = serializers.ChoiceField(
+        choices=["NewExpressions", "StoredExpressions"], required=False, default="NewExpressions"
+    )
+
+
+class CelIssueSerializer(serializers.Serializer):
+    """A compile or runtime error, with cel-go's position and caret snippet."""
+
+    message = serializers.CharField()
+    line = serializers.IntegerField(allow_null=True)
+    column = serializers.IntegerField(allow_null=True)
+    snippet = serializers.CharField()
+    phase = serializers.ChoiceField(choices=["compile", "runtime"])
+    text = serializers.CharField(help_text='cel-go style "ERROR: <input>:1:5: ..." text.')
+
+
+class CelResponseSerializer(serializers.Serializer):
+    """The value (JSON) or the error of one expression."""
+
+    value = AnyJSONField(allow_null=True)
+    error = CelIssueSerializer(allow_null=True)
+    cost = serializers.IntegerField(allow_null=True)
+    estimatedCost = serializers.IntegerField(allow_null=True)
+    warnings = serializers.ListField(child=serializers.CharField())
+    kubernetesVersion = serializers.CharField()

@@ -1,0 +1,32 @@
+"""URLs of the REST API (namespace `api`), mounted at /api/ by policyeditor/urls.py."""
+
+from django.contrib.auth.decorators import login_not_required
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView
+
+from policyeditor.api import views_docs, views_tokens
+from policyeditor.api.views_drafts import DraftDetailView, DraftListView
+from policyeditor.api.views_engine import CelView, EvaluateView, ValidateView
+from policyeditor.api.views_revisions import ExportView, RevisionDetailView, RevisionListView
+
+app_name = "api"
+
+urlpatterns = [
+    path("v1/validate", ValidateView.as_view(), name="validate"),
+    path("v1/evaluate", EvaluateView.as_view(), name="evaluate"),
+    path("v1/cel", CelView.as_view(), name="cel"),
+    path("v1/drafts", DraftListView.as_view(), name="draft_list"),
+    path("v1/drafts/<int:pk>", DraftDetailView.as_view(), name="draft_detail"),
+    path("v1/drafts/<int:pk>/revisions", RevisionListView.as_view(), name="revision_list"),
+    path(
+        "v1/drafts/<int:pk>/revisions/<int:number>",
+        RevisionDetailView.as_view(),
+        name="revision_detail",
+    ),
+    path("v1/drafts/<int:pk>/export.yaml", ExportView.as_view(), name="draft_export"),
+    # The schema is public, like the docs: tools fetch it before they hold a token.
+    path("schema/", login_not_required(SpectacularAPIView.as_view()), name="schema"),
+    path("docs/", views_docs.api_docs, name="docs"),
+    path("settings/tokens/", views_tokens.token_list, name="tokens"),
+    path("settings/tokens/<int:pk>/revoke", views_tokens.token_revoke, name="token_revoke"),
+]

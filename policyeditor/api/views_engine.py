@@ -1,0 +1,125 @@
+"""The database-free endpoints: validate, evaluate and cel."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from policyeditor.api import engine_calls, examples
+from policyeditor.api.base import ApiView, envelope, looks_like_documents
+from policyeditor.api.engine_gate import call_engine
+from policyeditor.api.schema import INPUT_ERRORS
+from policyeditor.api.serializers_engine import (
+    CelRequestSerializer,
+    CelResponseSerializer,
+    EvaluateRequestSerializer,
+    EvaluateResponseSerializer,
+    ValidateRequestSerializer,
+    ValidateResponseSerializer,
+)
+from policyeditor.engine.versions import DEFAULT_VERSION
+
+YAML_BODY = {
+    "application/json": ValidateRequestSerializer,
+    "application/yaml": {
+        "type": "string",
+        "description": "Multi-document YAML: the Kubernetes objects themselves.",
+    },
+}
+
+
+class ValidateView(ApiView):
+    """Validate policies and bindings as kube-apiserver would (no database)."""
+
+    @extend_schema(
+        operation_id="validate",
+        summary="Validate documents",
+        description=(
+            "API-server validation of ValidatingAdmissionPolicy, MutatingAdmissionPolicy and "
+            "their bindings, including CEL compilation for the target Kubernetes version. "
+            'Send `{"documents": [...]}` or `{"yaml": "..."}` as JSON, or the YAML '
+            "itself with `Content-Type: application/yaml` (then `?kubernetesVersion=` picks "
+            "the version). Errors in the documents are a 200 with `valid: false`; a 400 means "
+            "the request itself could not be read."
+        ),
+        request=YAML_BODY,
+        parameters=[
+            OpenApiParameter(
+                "kubernetesVersion",
+                str,
+                description="Target version for a YAML body (a JSON body has the field).",
+            )
+        ],
+        responses={200: ValidateResponseSerializer, **INPUT_ERRORS},
+        examples=[
+            examples.VALIDATE_REQUEST,
+            examples.VALIDATE_YAML_REQUEST,
+            examples.VALIDATE_RESPONSE,
+        ],
+        tags=["engine"],
+    )
+    def post(self, request: Request) -> Response:
+        if looks_like_documents(request.data):
+            data = {"documents": list(request.data)}
+            if "kubernetesVersion" in request.query_params:
+                data["kubernetesVersion"] = request.query_params["kubernetesVersion"]
+        else:
+            data = envelope(request.data)
+        serializer = ValidateRequestSerializer(data=data)
+        serializer.is_valid(raise_exception=True)
+        attrs = serializer.validated_data
+        version = attrs.get("kubernetesVersion") or DEFAULT_VERSION
+        return Response(call_engine(engine_calls.validate_bundle, attrs["documents"], version))
+
+
+class EvaluateView(ApiView):
+    """Evaluate policies against one admission request (no database)."""
+
+    @extend_schema(
+        operation_id="evaluate",
+        summary="Evaluate an admission request",
+        description=(
+            "Runs the documents' policies on one request, as kube-apiserver would, and returns "
+            "the decision (allow, deny, warn, audit, skip or error), the message kubectl would "
+            "print, warnings, audit annotations, for a MutatingAdmissionPolicy the mutated "
+            "object and patch, and every step of every policy. A policy without a binding is "
+            "evaluated as if bound with validationActions [Deny]. The body may also be YAML "
+            "(`Content-Type: application/yaml`) with the same fields."
+        ),
+        request=EvaluateRequestSerializer,
+        responses={200: EvaluateResponseSerializer, **INPUT_ERRORS},
+        examples=[examples.EVALUATE_REQUEST, examples.EVALUATE_RESPONSE],
+        tags=["engine"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = EvaluateRequestSerializer(data=envelope(request.data))
+        serializer.is_valid(raise_exception=True)
+        payload = dict(serializer.validated_data)
+        payload.setdefault("kubernetesVersion", DEFAULT_VERSION)
+        return Response(call_engine(engine_calls.evaluate_bundle, payload))
+
+
+class CelView(ApiView):
+    """Evaluate one CEL expression in the Kubernetes CEL environment (no database)."""
+
+    @extend_schema(
+        operation_id="cel",
+        summary="Evaluate a CEL expression",
+        description=(
+            "Compiles the expression for the field kind given by `context` (which decides the "
+            "declared variables) and evaluates it with the given variables. A compile or "
+            "runtime error is a 200 with `error` set; a 400 means the request was malformed."
+        ),
+        request=CelRequestSerializer,
+        responses={200: CelResponseSerializer, **INPUT_ERRORS},
+        examples=[examples.CEL_REQUEST, examples.CEL_RESPONSE],
+        tags=["engine"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = CelRequestSerializer(data=envelope(request.data))
+        serializer.is_valid(raise_exception=True)
+        payload = dict(serializer.validated_data)
+        payload.setdefault("kubernetesVersion", DEFAULT_VERSION)
+        payload["variables"] = [dict(item) for item in payload.get("variables", [])]
+        return Response(call_engine(engine_calls.evaluate_cel, payload))
