@@ -23,3 +23,13 @@ def can_edit(user, draft: Draft) -> bool:
     from policyeditor.review.permissions import can_edit as review_can_edit
 
     return review_can_edit(user, draft)
+
+
+def get_editable_draft_for(user, pk) -> Draft:
+    """The draft `pk` if `user` may save it; Http404 if they cannot see it, 403 if read-only."""
+    from django.core.exceptions import PermissionDenied
+
+    draft = get_draft_for(user, pk)
+    if not can_edit(user, draft):
+        raise PermissionDenied("Your role in this draft's team is read-only.")
+    return draft

@@ -89,3 +89,13 @@ def test_only_team_admins_manage_members(team, alice, dave, make_user):
 def test_membership_puts_the_user_in_the_teams_auth_group(team, carol):
     assert carol.groups.filter(name="team:team-a").exists()
     assert permissions.role_in(carol, team) == Role.VIEWER
+
+
+def test_a_viewer_reaching_the_editor_save_path_is_refused_with_403(draft, carol, alice):
+    from django.core.exceptions import PermissionDenied
+
+    from policyeditor.editor.access import get_editable_draft_for
+
+    with pytest.raises(PermissionDenied):
+        get_editable_draft_for(carol, draft.pk)
+    assert get_editable_draft_for(alice, draft.pk) == draft
