@@ -58,6 +58,8 @@ class ApiView(APIView):
 def envelope(data: Any) -> dict:
     """The request body as one mapping of fields (empty for an empty body), else a 400."""
     if isinstance(data, ManifestBody):
+        if data.array:
+            raise Problem(400, "expected a JSON object in the request body, got an array")
         if len(data) == 0:
             return {}
         if len(data) > 1:
@@ -74,4 +76,4 @@ def looks_like_documents(data: Any) -> bool:
     """True when a body is Kubernetes documents themselves rather than a field mapping."""
     if not isinstance(data, ManifestBody) or not data:
         return False
-    return len(data) > 1 or "kind" in data[0] or "apiVersion" in data[0]
+    return data.array or len(data) > 1 or "kind" in data[0] or "apiVersion" in data[0]

@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rest_framework.parsers import BaseParser
 
 from policyeditor.api.problems import payload_too_large
-from policyeditor.engine.manifests import MAX_BYTES, load_documents
+from policyeditor.engine.manifests import MAX_BYTES, MAX_DEPTH, ManifestError, load_documents
 
 SOURCE = "<request body>"
 
 
 class ManifestBody(list):
-    """The documents a body held (a list of mappings), remembering it was YAML or JSON text."""
+    """The documents a body held (a list of mappings); `array` when it was one JSON array."""
 
-    def __init__(self, documents: list[dict], *, yaml: bool) -> None:
+    def __init__(self, documents: list[dict], *, array: bool = False) -> None:
         super().__init__(documents)
-        self.yaml = yaml
+        self.array = array
 
 
 def read_limited(stream: Any, content_length: int | None) -> bytes:
@@ -41,27 +42,87 @@ def _content_length(parser_context: dict | None) -> int | None:
         return None
 
 
-class _ManifestParser(BaseParser):
+class _YAMLParser(BaseParser):
     """Parses the body with manifests.load_documents (depth, alias, duplicate-key, NaN limits)."""
-
-    is_yaml = False
 
     def parse(self, stream, media_type=None, parser_context=None) -> ManifestBody:
         data = read_limited(stream, _content_length(parser_context))
-        return ManifestBody(load_documents(data, source=SOURCE), yaml=self.is_yaml)
+        return ManifestBody(load_documents(data, source=SOURCE))
 
 
-class JSONManifestParser(_ManifestParser):
-    """application/json bodies."""
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f'duplicate field "{key}"')
+        result[key] = value
+    return result
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"unsupported value {name}: not a finite number")
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether collections nest deeper than MAX_DEPTH (iterative: the input may be deep)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = (
+            item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        )
+        if children and depth > MAX_DEPTH:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def load_json(data: bytes) -> Any:
+    """Strict JSON (no YAML fallback, as a JSON client means JSON): one value, or ManifestError.
+
+    Same limits as manifests.load_documents: duplicate fields and NaN/Infinity are refused
+    (the API server's strict decoding does the same), and so is nesting past MAX_DEPTH.
+    """
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        byte = data[exc.start : exc.start + 1]
+        raise ManifestError(
+            f"not valid UTF-8 (byte {exc.start}: {byte!r})", source=SOURCE
+        ) from None
+    if not text.strip():
+        return None
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+    except json.JSONDecodeError as exc:
+        raise ManifestError(exc.msg, source=SOURCE, line=exc.lineno, column=exc.colno) from None
+    except RecursionError:
+        raise ManifestError(f"nesting deeper than {MAX_DEPTH} levels", source=SOURCE) from None
+    except ValueError as exc:  # duplicate fields, NaN, over-long integers
+        raise ManifestError(str(exc), source=SOURCE) from None
+    if _too_deep(value):
+        raise ManifestError(f"nesting deeper than {MAX_DEPTH} levels", source=SOURCE)
+    return value
+
+
+class JSONManifestParser(BaseParser):
+    """application/json bodies: one JSON value, strictly."""
 
     media_type = "application/json"
 
+    def parse(self, stream, media_type=None, parser_context=None) -> Any:
+        value = load_json(read_limited(stream, _content_length(parser_context)))
+        if isinstance(value, dict) or value is None:
+            return ManifestBody([value] if value is not None else [])
+        if isinstance(value, list) and all(isinstance(item, dict) for item in value):
+            return ManifestBody(value, array=True)  # a JSON array of Kubernetes objects
+        raise ManifestError("expected an object (a mapping) or a list of objects", source=SOURCE)
 
-class YAMLManifestParser(_ManifestParser):
-    """application/yaml (and text/yaml, application/x-yaml) bodies."""
+
+class YAMLManifestParser(_YAMLParser):
+    """application/yaml bodies: multi-document YAML (or JSON) text."""
 
     media_type = "application/yaml"
-    is_yaml = True
 
 
 class TextYAMLParser(YAMLManifestParser):
