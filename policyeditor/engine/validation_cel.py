@@ -77,6 +77,15 @@ def cel_available() -> bool:
     return _cel() is not None
 
 
+def _declarable(type_text: str) -> str:
+    """The type a variable is declared with (as cel.compile_variables declares it)."""
+    if type_text.startswith(("Object", "JSONPatch", "list(JSONPatch", "list(Object")):
+        return "dyn"
+    if "*error*" in type_text or type_text.startswith("type("):
+        return "dyn"
+    return type_text
+
+
 class CelChecker:
     """Compiles one policy's expressions; keeps the composited variables in order."""
 
@@ -159,5 +168,5 @@ class CelChecker:
         )
         self.variable_names.append(name)
         # A variable that does not compile is still declared, as dyn.
-        self.variable_types.append(output if output and not errors else "dyn")
+        self.variable_types.append(_declarable(output) if output and not errors else "dyn")
         return errors

@@ -29,8 +29,12 @@ class Decoded:
     unknown_fields: list[FieldError] = field(default_factory=list)
 
 
-def kind_schema(kind: str, api_version: str, k8s_version: str) -> dict | None:
-    """The OpenAPI schema of a policy kind; fields are identical across versions, so fall back."""
+def kind_schema(kind: str, api_version: str, k8s_version: str) -> tuple[dict, str] | None:
+    """The OpenAPI schema of a policy kind and the release it came from.
+
+    The fields are identical across API versions, so a kind the release's schemas lack (a MAP
+    version not served yet) falls back to another API version or to the newest release.
+    """
     version = api_version.split("/", 1)[-1]
     candidates = [(version, k8s_version)]
     candidates += [(other, k8s_version) for other in _API_VERSIONS]
@@ -38,18 +42,19 @@ def kind_schema(kind: str, api_version: str, k8s_version: str) -> dict | None:
     for candidate, k8s in candidates:
         schema = schemas.schema_for(GROUP, candidate, kind, k8s)
         if schema:
-            return schema
+            return schema, k8s
     return None
 
 
 def decode(doc: dict, kind: str, api_version: str, k8s_version: str) -> Decoded:
     """Strictly decode `doc` (a policy kind) and return the Go-shaped copy plus any errors."""
-    schema = kind_schema(kind, api_version, k8s_version)
+    found = kind_schema(kind, api_version, k8s_version)
     result = Decoded(value={})
-    if schema is None:
+    if found is None:
         result.value = doc
         return result
-    walker = _Walker(k8s_version, result)
+    schema, schema_release = found
+    walker = _Walker(schema_release, result)
     value = walker.struct(doc, schema, path="", go_path="", struct=kind)
     result.value = value if isinstance(value, dict) else {}
     return result
