@@ -8,6 +8,7 @@ YAML, an unknown Kubernetes version), reported as one line on stderr.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
@@ -111,7 +112,9 @@ def main(
     err = stderr or sys.stderr
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        # argparse prints help, version and usage errors itself: send them to our streams
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            args = parser.parse_args(argv)
     except SystemExit as stop:
         return int(stop.code or 0) if isinstance(stop.code, int) else EXIT_USAGE
     handler = {"validate": cmd_validate, "eval": cmd_eval, "test": cmd_test, "cel": cmd_cel}[
@@ -236,7 +239,6 @@ def _name(doc: Any) -> str:
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Evaluate the policies in FILE... against the request described by the options."""
-    from policyeditor.engine import admission, validation
     from policyeditor.engine.testing_files import split_documents
 
     version = _version(args)
@@ -249,6 +251,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise InputError(
             "no ValidatingAdmissionPolicy or MutatingAdmissionPolicy in the files given"
         )
+    from policyeditor.engine import admission, validation
+
     problems = validation.validate_documents(documents, version=version)
     if problems:
         for index, error in problems:

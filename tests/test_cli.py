@@ -1,0 +1,198 @@
+"""The `policyeditor` command through main([...]), `python -m policyeditor` and the console script."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from policyeditor import __version__
+from policyeditor.cli import main
+from tests.vectors import DATA, external_path
+
+SUITES = DATA / "suites"
+INVALID_POLICY = SUITES / "failing" / "invalid-policy" / "policy.yaml"
+KAPTEST = ("kaptest", "internal", "tester", "testdata")
+VALID_BINDING = SUITES / "passing" / "kat" / "replica-limit" / "binding.yaml"
+VENV_BIN = Path(sys.executable).parent
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr of one invocation."""
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_version_prints_the_package_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"policyeditor {__version__}"
+
+
+def test_help_lists_the_four_subcommands(capsys):
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    for command in ("validate", "eval", "test", "cel"):
+        assert command in text
+
+
+def test_no_subcommand_is_a_usage_error(capsys):
+    assert main([]) == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_unknown_option_is_a_usage_error(capsys):
+    assert main(["validate", "--colour", "x.yaml"]) == 2
+    assert "unrecognized arguments: --colour" in capsys.readouterr().err
+
+
+def test_validate_reports_api_server_errors_and_exits_1():
+    status, out, _ = run("validate", str(INVALID_POLICY))
+    assert status == 1
+    assert (
+        f"{INVALID_POLICY}: ValidatingAdmissionPolicy 'broken': spec.failurePolicy: "
+        'Unsupported value: "Sometimes": supported values: "Fail", "Ignore"'
+    ) in out
+
+
+def test_validate_json_prints_file_kind_name_path_and_message():
+    status, out, _ = run("validate", str(INVALID_POLICY), "-o", "json")
+    assert status == 1
+    records = json.loads(out)
+    assert {
+        "file": str(INVALID_POLICY),
+        "kind": "ValidatingAdmissionPolicy",
+        "name": "broken",
+        "path": "spec.failurePolicy",
+        "message": 'Unsupported value: "Sometimes": supported values: "Fail", "Ignore"',
+    } in records
+    assert all(set(r) == {"file", "kind", "name", "path", "message"} for r in records)
+
+
+def test_validate_yaml_output_is_the_same_list():
+    status, out, _ = run("validate", str(INVALID_POLICY), "-o", "yaml")
+    assert status == 1
+    assert yaml.safe_load(out)[0]["name"] == "broken"
+
+
+def test_validate_a_valid_file_exits_0():
+    status, out, _ = run("validate", str(VALID_BINDING), "--k8s-version", "1.31")
+    assert status == 0
+    assert out == "1 document valid for Kubernetes 1.31\n"
+    status, out, _ = run("validate", str(VALID_BINDING), "-o", "json")
+    assert (status, json.loads(out)) == (0, [])
+
+
+def test_missing_file_is_one_line_on_stderr_and_exit_2(tmp_path):
+    missing = tmp_path / "nope.yaml"
+    status, out, err = run("validate", str(missing))
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "nope.yaml" in err and "Traceback" not in err
+
+
+def test_bad_yaml_is_one_line_with_the_line_number_and_exit_2(tmp_path):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("kind: ValidatingAdmissionPolicy\nspec: [1, 2\n")
+    status, _, err = run("validate", str(broken))
+    assert status == 2
+    assert err.startswith("policyeditor validate: error: ")
+    assert "line" in err and err.count("\n") == 1
+
+
+def test_unknown_kubernetes_version_is_an_input_error():
+    status, _, err = run("validate", str(VALID_BINDING), "--k8s-version", "1.20")
+    assert status == 2
+    assert "Kubernetes 1.20 is not supported" in err
+
+
+def test_test_on_a_missing_path_exits_2(tmp_path):
+    status, _, err = run("test", str(tmp_path / "missing"))
+    assert status == 2
+    assert "no such file or directory" in err
+
+
+def test_test_with_a_bad_run_regex_exits_2():
+    status, _, err = run("test", str(SUITES / "failing"), "-run", "(")
+    assert status == 2
+    assert "-run: invalid regular expression '('" in err
+
+
+def test_test_reports_malformed_kaptest_manifests_and_exits_1():
+    manifest = external_path(*KAPTEST, "invalid-config.yaml")
+    status, out, _ = run("test", str(manifest))
+    assert status == 1
+    assert 'invalid kaptest manifest: unknown field "case"' in out
+    assert out.splitlines()[-1] == "0 passed, 1 failed"
+
+
+def test_test_json_lists_errors_and_counts():
+    manifest = external_path(*KAPTEST, "invalid-format.yaml")
+    status, out, _ = run("test", str(manifest), "-o", "json")
+    assert status == 1
+    report = json.loads(out)
+    assert report["failed"] == 1 and report["passed"] == 0
+    assert "mapping values are not allowed" in report["errors"][0]["message"]
+
+
+def test_test_on_a_directory_without_suites_fails(tmp_path):
+    status, out, _ = run("test", str(tmp_path))
+    assert status == 1
+    assert "no test suites found" in out
+
+
+def test_eval_without_an_object_is_an_input_error():
+    status, _, err = run("eval", str(VALID_BINDING))
+    assert status == 2
+    assert "give --object, --old-object or both" in err
+
+
+def test_eval_with_an_unknown_operation_is_a_usage_error():
+    status, _, err = run(
+        "eval", str(VALID_BINDING), "--object", str(VALID_BINDING), "--operation", "PATCH"
+    )
+    assert status == 2
+    assert "invalid choice: 'PATCH'" in err
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    return env
+
+
+def test_python_dash_m_runs_the_same_command():
+    completed = subprocess.run(
+        [sys.executable, "-m", "policyeditor", "--version"],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert completed.returncode == 0
+    assert completed.stdout.strip() == f"policyeditor {__version__}"
+
+
+def test_the_installed_console_script_runs_the_external_kaptest_manifest():
+    script = VENV_BIN / "policyeditor"
+    if not script.exists():
+        pytest.fail(f"console script not installed at {script}: run `pip install -e .`")
+    manifest = external_path(*KAPTEST, "invalid-policy-file-not-found.yaml")
+    completed = subprocess.run(
+        [str(script), "test", str(manifest)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=300,
+    )
+    assert completed.returncode == 1
+    assert "not-exist.yaml: file not found" in completed.stdout
+    assert completed.stdout.splitlines()[-1] == "0 passed, 1 failed"
+    assert "Traceback" not in completed.stderr
