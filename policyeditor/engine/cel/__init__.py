@@ -1,0 +1,42 @@
+"""The kube-apiserver CEL environment for admission policies, on cel-expr-python.
+
+Public API (see KUBERNETES.md 11-13):
+- compile_expression(expr, *, context, version, declarations, env_type) -> CompileResult
+- Program.evaluate(activation, *, budget=None, limit=PER_CALL_LIMIT) -> EvalResult
+- compile_variables(...) / VariableResolver for composited variables (lazy, memoised)
+- evaluate_expression(...) convenience for the CLI
+"""
+
+from __future__ import annotations
+
+from .compiler import clear_cache, compile_expression
+from .composition import compile_variables, evaluate_expression
+from .cost import AUTHZ_CHECK_COST, MATCH_CONDITIONS_BUDGET, PER_CALL_LIMIT, RUNTIME_BUDGET
+from .issues import CelIssue, format_issues
+from .model import CompileResult, Context, Declarations, EnvType, EvalResult
+from .program import Activation, Program, VariableResolver
+from .runtime_state import BUDGET_MESSAGE, COST_LIMIT_MESSAGE, CostBudget
+
+__all__ = [
+    "AUTHZ_CHECK_COST",
+    "BUDGET_MESSAGE",
+    "COST_LIMIT_MESSAGE",
+    "MATCH_CONDITIONS_BUDGET",
+    "PER_CALL_LIMIT",
+    "RUNTIME_BUDGET",
+    "Activation",
+    "CelIssue",
+    "CompileResult",
+    "Context",
+    "CostBudget",
+    "Declarations",
+    "EnvType",
+    "EvalResult",
+    "Program",
+    "VariableResolver",
+    "clear_cache",
+    "compile_expression",
+    "compile_variables",
+    "evaluate_expression",
+    "format_issues",
+]

@@ -1,0 +1,280 @@
+"""compile_expression: rewrite, check, validate, prepare for the runtime; cached."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from google.protobuf import any_pb2
+
+from ..versions import normalize_version
+from . import ast_pb, cost, features, library_bridge, rewrite, runtime_ast, validators
+from .ast_walk import node_type, walk
+from .environment import Environment, get_environment
+from .issues import (
+    CelIssue,
+    line_column_to_offset,
+    offset_to_line_column,
+    parse_engine_issues,
+    snippet_for,
+    translate_compile_message,
+)
+from .model import NO_DECLARATIONS, CompileResult, Context, Declarations, EnvType
+from .program import Program
+from .runtime_functions import JSONPATCH_FN, OBJECT_FN
+
+_CACHE: OrderedDict[tuple, CompileResult] = OrderedDict()
+_CACHE_SIZE = 4096
+_CACHE_LOCK = threading.Lock()
+_MAX_REWRITE_ROUNDS = 8
+MAX_EXPRESSION_LENGTH = 100_000
+
+_CROSS_NUMERIC = re.compile(
+    r"^found no matching overload for '_(?:<|<=|>|>=)_' applied to '\((int|uint|double), (int|uint|double)\)'$"
+)
+_NAMED_FUNCTION = re.compile(
+    r"^(?:undeclared reference to|found no matching overload for) '([^']+)'"
+)
+
+
+def compile_expression(
+    expression: str,
+    *,
+    context: Context = Context.VALIDATION,
+    version: str | None = None,
+    declarations: Declarations = NO_DECLARATIONS,
+    env_type: EnvType = EnvType.NEW_EXPRESSIONS,
+) -> CompileResult:
+    """Compile expression in the kube-apiserver environment; cached, never raises for bad input."""
+    try:
+        canonical = normalize_version(version)
+    except ValueError as exc:
+        return CompileResult(errors=[CelIssue(str(exc))])
+    if not isinstance(expression, str):
+        return CompileResult(
+            errors=[CelIssue(f"expression must be a string, not {type(expression).__name__}")]
+        )
+    key = (canonical, Context(context), EnvType(env_type), declarations, expression)
+    with _CACHE_LOCK:
+        cached = _CACHE.get(key)
+        if cached is not None:
+            _CACHE.move_to_end(key)
+            return cached
+    result = _compile(expression, canonical, Context(context), declarations, EnvType(env_type))
+    with _CACHE_LOCK:
+        _CACHE[key] = result
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return result
+
+
+def _issue(source: str, offset: int | None, message: str) -> CelIssue:
+    if offset is None:
+        return CelIssue(message)
+    line, column = offset_to_line_column(source, offset)
+    return CelIssue(message, line, column, snippet_for(source, line, column))
+
+
+def _parse(env: Environment, text: str) -> Any | None:
+    try:
+        compiled = env.env.compile(text, disable_check=True)
+    except Exception:  # noqa: BLE001 - the checked compile reports syntax errors
+        return None
+    wrapper = any_pb2.Any.FromString(compiled.serialize())
+    return ast_pb.ParsedExpr.FromString(wrapper.value)
+
+
+def _version_hint(name: str, feature_minor: int, env_type: EnvType) -> str:
+    introduced = features.EXTENSION_FUNCTIONS.get(name)
+    if introduced is None:
+        introduced = library_bridge.introduced_in().get(name)
+    if introduced is None or introduced <= feature_minor:
+        return ""
+    hint = f"`{name}` requires Kubernetes {features.required_version(introduced)}"
+    if env_type == EnvType.NEW_EXPRESSIONS:
+        hint += f" (new expressions: {features.required_version(introduced + 1)})"
+    return hint
+
+
+def _engine_issues(
+    text: str, rw: rewrite.Rewrite, feature_minor: int, env_type: EnvType
+) -> list[CelIssue]:
+    issues = []
+    for line, column, raw in parse_engine_issues(text):
+        message = translate_compile_message(raw)
+        if line == 0:
+            issues.append(CelIssue(message))
+            continue
+        offset = rw.to_original(line_column_to_offset(rw.text, line, column))
+        named = _NAMED_FUNCTION.match(message)
+        if named and "." in named.group(1) and message.startswith("undeclared reference"):
+            # cel-go reports the unresolved root identifier of a qualified name at its start.
+            parts = named.group(1).split(".")
+            offset = max(0, offset - (len(named.group(1)) - len(parts[-1]) - 1))
+            message = message.replace(f"'{named.group(1)}'", f"'{parts[0]}'", 1)
+            named = _NAMED_FUNCTION.match(message)
+        if named:
+            hint = _version_hint(named.group(1).split(".")[-1], feature_minor, env_type)
+            if hint:
+                message = f"{message}: {hint}"
+        message = _member_call_types(message, rw.original, offset)
+        issues.append(_issue(rw.original, offset, message))
+    return issues
+
+
+_OVERLOAD = re.compile(r"^(found no matching overload for '[^']+' applied to ')\((.*)\)'$")
+
+
+def _member_call_types(message: str, source: str, offset: int) -> str:
+    """cel-go prints a member call's receiver outside the parentheses: 'string.(int)'."""
+    match = _OVERLOAD.match(message)
+    if match is None or source[offset : offset + 1] != "(":
+        return message
+    before = source[:offset].rstrip()
+    name = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\Z", before)
+    if name is None or not before[: name.start()].rstrip().endswith("."):
+        return message
+    args = _split_types(match.group(2))
+    if not args:
+        return message
+    return f"{match.group(1)}{args[0]}.({', '.join(args[1:])})'"
+
+
+def _split_types(text: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def _output_type(checked: Any) -> str:
+    """The result type, naming Object/JSONPatch constructions as Kubernetes types them."""
+
+    def structural(expr: Any) -> str:
+        kind = expr.WhichOneof("expr_kind")
+        if kind == "call_expr":
+            call = expr.call_expr
+            if call.function == OBJECT_FN and call.args and call.args[0].const_expr.string_value:
+                return call.args[0].const_expr.string_value
+            if call.function == JSONPATCH_FN:
+                return "JSONPatch"
+            if call.function == "_?_:_" and len(call.args) == 3:
+                left, right = structural(call.args[1]), structural(call.args[2])
+                if left == right:
+                    return left
+        if kind == "list_expr" and expr.list_expr.elements:
+            kinds = {structural(e) for e in expr.list_expr.elements}
+            if len(kinds) == 1:
+                return f"list({kinds.pop()})"
+        return node_type(checked, expr)
+
+    return structural(checked.expr)
+
+
+def _compile(
+    expression: str, version: str, context: Context, declarations: Declarations, env_type: EnvType
+) -> CompileResult:
+    if len(expression) > MAX_EXPRESSION_LENGTH:
+        return CompileResult(
+            errors=[CelIssue("expression size exceeds the limit of 100000 code points")]
+        )
+    feature_minor = features.feature_minor(version, env_type)
+    try:
+        env = get_environment(feature_minor, context, declarations)
+    except Exception as exc:  # noqa: BLE001 - a broken declaration must not escape
+        return CompileResult(errors=[CelIssue(f"cannot build the CEL environment: {exc}")])
+    rw = rewrite.Rewrite(expression)
+    if env.mutating and rewrite.may_construct(expression):
+        parsed = _parse(env, expression)
+        if parsed is not None:
+            rewrite.construction_rewrites(rw, parsed.expr, dict(parsed.source_info.positions))
+    compiled = None
+    error_text = ""
+    for _ in range(_MAX_REWRITE_ROUNDS):
+        try:
+            compiled = env.env.compile(rw.text)
+            break
+        except Exception as exc:  # noqa: BLE001 - every engine failure is a compile error
+            error_text = str(exc)
+        wrapped = False
+        for line, column, message in parse_engine_issues(error_text):
+            if line and _CROSS_NUMERIC.match(message):
+                offset = rw.to_original(line_column_to_offset(rw.text, line, column))
+                wrapped = rewrite.wrap_right_operand(rw, offset) or wrapped
+        if not wrapped:
+            break
+    if compiled is None:
+        return CompileResult(errors=_engine_issues(error_text, rw, feature_minor, env_type))
+    checked = ast_pb.checked_from_bytes(compiled.serialize())
+    positions = checked.source_info.positions
+    errors = []
+    for node_id, message in validators.validate(checked):
+        offset = positions.get(node_id)
+        errors.append(
+            _issue(expression, rw.to_original(offset) if offset is not None else None, message)
+        )
+    errors.extend(_constant_regex_errors(checked))
+    if errors:
+        return CompileResult(errors=errors)
+    runtime = runtime_ast.prepare(checked)
+    try:
+        program_expr = env.env.deserialize(ast_pb.checked_to_bytes(runtime.checked))
+    except Exception as exc:  # noqa: BLE001 - planning failures are compile errors in cel-go too
+        message = translate_compile_message(str(exc))
+        return CompileResult(errors=[CelIssue(f"program instantiation failed: {message}")])
+    estimated = cost.estimate(checked.expr)
+    warnings = []
+    if estimated > cost.PER_CALL_LIMIT:
+        # Kubernetes does not reject VAP/MAP expressions by estimate (KUBERNETES.md 8.7, 13): the
+        # runtime limits stop them; the estimate is reported so authors can see the risk.
+        warnings.append(
+            f"estimated cost {estimated} exceeds the per-expression runtime limit of "
+            f"{cost.PER_CALL_LIMIT} for the largest possible input"
+        )
+    return CompileResult(
+        program=Program(program_expr, env, runtime, expression),
+        warnings=warnings,
+        estimated_cost=estimated,
+        output_type=_output_type(checked),
+    )
+
+
+_REGEX_FUNCTIONS = {"find": 0, "findAll": 0}
+
+
+def _constant_regex_errors(checked: Any) -> list[CelIssue]:
+    """cel-go compiles constant regexes of the Kubernetes regex library at program creation."""
+    from . import literals
+
+    issues = []
+    for node in walk(checked.expr):
+        if node.WhichOneof("expr_kind") != "call_expr":
+            continue
+        call = node.call_expr
+        if call.function not in _REGEX_FUNCTIONS or not call.HasField("target") or not call.args:
+            continue
+        arg = call.args[0]
+        if (
+            arg.WhichOneof("expr_kind") == "const_expr"
+            and arg.const_expr.WhichOneof("constant_kind") == "string_value"
+        ):
+            problem = literals.regex_error(arg.const_expr.string_value)
+            if problem:
+                issues.append(CelIssue(f"program instantiation failed: {problem}"))
+    return issues
+
+
+def clear_cache() -> None:
+    """Forget every compiled expression (tests)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()

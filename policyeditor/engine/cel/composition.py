@@ -1,0 +1,102 @@
+"""Composited variables (KUBERNETES.md 10.4) and the one-shot evaluate_expression for the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..versions import DEFAULT_VERSION
+from .compiler import compile_expression
+from .model import NO_DECLARATIONS, CompileResult, Context, Declarations, EnvType
+from .program import Activation, VariableResolver
+from .runtime_state import CostBudget
+
+
+def compile_variables(
+    variables: Sequence[tuple[str, str]],
+    *,
+    version: str = DEFAULT_VERSION,
+    declarations: Declarations = NO_DECLARATIONS,
+    env_type: EnvType = EnvType.NEW_EXPRESSIONS,
+) -> tuple[dict[str, CompileResult], Declarations]:
+    """Compile (name, expression) pairs in order, each seeing the earlier ones with their types.
+
+    Returns the results by name and the Declarations (with variable names and types) that the
+    policy's other expressions compile with. A variable that fails to compile is declared dyn.
+    """
+    results: dict[str, CompileResult] = {}
+    names: list[str] = []
+    types: list[str] = []
+    for name, expression in variables:
+        current = Declarations(
+            has_params=declarations.has_params,
+            variables=tuple(names),
+            mutating=declarations.mutating,
+            variable_types=tuple(types),
+        )
+        result = compile_expression(
+            expression,
+            context=Context.VARIABLE,
+            version=version,
+            declarations=current,
+            env_type=env_type,
+        )
+        results[name] = result
+        names.append(name)
+        types.append(_declarable(result.output_type) if result.ok else "dyn")
+    final = Declarations(
+        has_params=declarations.has_params,
+        variables=tuple(names),
+        mutating=declarations.mutating,
+        variable_types=tuple(types),
+    )
+    return results, final
+
+
+def _declarable(type_text: str) -> str:
+    # Kubernetes keeps list/map/scalar types and makes everything else dyn (KUBERNETES.md 10.4).
+    if type_text.startswith(("Object", "JSONPatch", "list(JSONPatch", "list(Object")):
+        return "dyn"
+    if "*error*" in type_text or type_text.startswith("type("):
+        return "dyn"
+    return type_text
+
+
+def evaluate_expression(
+    expression: str,
+    *,
+    object: Any = None,  # noqa: A002 - the Kubernetes variable name
+    old_object: Any = None,
+    params: Any = None,
+    request: dict | None = None,
+    namespace_object: Any = None,
+    authorizer: Any = None,
+    variables: Sequence[tuple[str, str]] = (),
+    version: str = DEFAULT_VERSION,
+    context: Context = Context.VALIDATION,
+    env_type: EnvType = EnvType.NEW_EXPRESSIONS,
+    mutating: bool = False,
+    budget: int | None = None,
+):
+    """Compile and evaluate one expression: an EvalResult, or the CompileResult with its errors."""
+    base = Declarations(has_params=params is not None, mutating=mutating)
+    compiled_vars, declarations = compile_variables(
+        variables, version=version, declarations=base, env_type=env_type
+    )
+    compiled = compile_expression(
+        expression, context=context, version=version, declarations=declarations, env_type=env_type
+    )
+    if not compiled.ok:
+        return compiled
+    activation = Activation(
+        object=object,
+        old_object=old_object,
+        request=request,
+        params=params,
+        namespace_object=namespace_object,
+        authorizer=authorizer,
+    )
+    VariableResolver(compiled_vars).bind(activation)
+    return compiled.program.evaluate(
+        activation, budget=CostBudget(budget) if budget is not None else None
+    )

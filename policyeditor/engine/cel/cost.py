@@ -1,0 +1,108 @@
+"""Cost of expressions in cel-go's model (KUBERNETES.md 13): static estimates and per-node costs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .ast_walk import children
+
+PER_CALL_LIMIT = 1_000_000
+RUNTIME_BUDGET = 10_000_000
+MATCH_CONDITIONS_BUDGET = 2_500_000
+AUTHZ_CHECK_COST = 350_000
+MAX_REQUEST_SIZE = 3 * 1024 * 1024
+LIST_CREATE_COST = 10
+MAP_CREATE_COST = 30
+STRUCT_CREATE_COST = 40
+# An unbounded list of the admission variables holds at most this many elements (each at least
+# one byte plus a separator, within one request).
+UNBOUNDED_ITERATIONS = (MAX_REQUEST_SIZE - 2) // 2
+
+# Calls whose cost is not cel-go's default of 1.
+_CALL_COSTS: dict[str, int] = {"check": AUTHZ_CHECK_COST}
+# Helpers of the rewritten AST: free, as what they stand for is free in cel-go.
+_FREE_CALLS = frozenset({"__k8s_variable", "__k8s_cost", "@not_strictly_false"})
+_LOGIC = frozenset({"_&&_", "_||_"})
+
+
+def call_cost(function: str) -> int:
+    """Runtime cost of one call of function (sizes unknown: cel-go's minimum)."""
+    if function in _FREE_CALLS:
+        return 0
+    if function == "__k8s_object" or function == "__k8s_jsonpatch":
+        return STRUCT_CREATE_COST
+    return _CALL_COSTS.get(function, 1)
+
+
+def node_cost(expr: Any) -> int:
+    """The cost of expr itself, without its children."""
+    kind = expr.WhichOneof("expr_kind")
+    if kind == "ident_expr":
+        return 1
+    if kind == "select_expr":
+        return 0 if expr.select_expr.test_only else 1  # presence tests are free in Kubernetes
+    if kind == "call_expr":
+        return call_cost(expr.call_expr.function)
+    if kind == "list_expr":
+        return LIST_CREATE_COST
+    if kind == "struct_expr":
+        return STRUCT_CREATE_COST if expr.struct_expr.message_name else MAP_CREATE_COST
+    return 0
+
+
+def fixed_cost(expr: Any, *, minimum: bool) -> int:
+    """Cost outside comprehension loops; branches take the cheaper (minimum) or dearer one."""
+    kind = expr.WhichOneof("expr_kind")
+    if kind == "comprehension_expr":
+        comp = expr.comprehension_expr
+        return sum(
+            fixed_cost(part, minimum=minimum)
+            for part in (comp.iter_range, comp.accu_init, comp.result)
+        )
+    if kind == "call_expr" and expr.call_expr.function in _LOGIC | {"_?_:_"}:
+        args = list(expr.call_expr.args)
+        head = fixed_cost(args[0], minimum=minimum)
+        rest = [fixed_cost(a, minimum=minimum) for a in args[1:]]
+        pick = min if minimum else max
+        if expr.call_expr.function == "_?_:_":
+            return 1 + head + pick(rest)
+        # && / || may stop after the first operand.
+        return head + (0 if minimum else sum(rest))
+    return node_cost(expr) + sum(fixed_cost(child, minimum=minimum) for child in children(expr))
+
+
+def iteration_cost(comp: Any) -> int:
+    """Cost of one loop iteration of a comprehension (nested loops count their fixed part)."""
+    return max(
+        1,
+        fixed_cost(comp.loop_condition, minimum=False) + fixed_cost(comp.loop_step, minimum=False),
+    )
+
+
+def estimate(expr: Any) -> int:
+    """Static upper estimate; a loop over an unbounded value runs UNBOUNDED_ITERATIONS times."""
+    kind = expr.WhichOneof("expr_kind")
+    if kind == "comprehension_expr":
+        comp = expr.comprehension_expr
+        size = _literal_size(comp.iter_range)
+        iterations = UNBOUNDED_ITERATIONS if size is None else size
+        body = estimate(comp.loop_condition) + estimate(comp.loop_step)
+        return (
+            estimate(comp.iter_range)
+            + estimate(comp.accu_init)
+            + estimate(comp.result)
+            + iterations * max(1, body)
+        )
+    if kind == "call_expr" and expr.call_expr.function == "_?_:_":
+        args = list(expr.call_expr.args)
+        return 1 + estimate(args[0]) + max(estimate(args[1]), estimate(args[2]))
+    return node_cost(expr) + sum(estimate(child) for child in children(expr))
+
+
+def _literal_size(expr: Any) -> int | None:
+    kind = expr.WhichOneof("expr_kind")
+    if kind == "list_expr":
+        return len(expr.list_expr.elements)
+    if kind == "struct_expr" and not expr.struct_expr.message_name:
+        return len(expr.struct_expr.entries)
+    return None

@@ -1,0 +1,114 @@
+"""The kube-apiserver CEL environment per (version, context, env type, declarations), cached."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import cel_expr_python.cel as cel
+from google.protobuf import descriptor_pool
+
+from . import k8s_types, library_bridge
+from .features import FeatureSet
+from .model import Context, Declarations
+from .runtime_functions import helper_extension
+
+# Names the runtime binds instead of the typed variables: the checker sees the typed
+# declarations, the runtime only plain maps (see runtime_ast.py).
+MAP_ALIASES = {"request": "request__map", "namespaceObject": "namespaceObject__map"}
+
+_LOCK = threading.Lock()
+
+
+@dataclass
+class Environment:
+    """One compiled-in environment: the cel-expr-python Env and what it declares."""
+
+    env: Any
+    features: FeatureSet
+    context: Context
+    declarations: Declarations
+    variables: dict[str, str] = field(default_factory=dict)  # name -> cel-go type string
+    authorizer: bool = False
+    mutating: bool = False
+
+
+def _config_yaml(features: FeatureSet) -> str:
+    # strings v2 and sets are in every version we target (1.29+); optional types from 1.28.
+    lines = ["extensions:", "- name: strings", "  version: 2", "- name: optional", "- name: sets"]
+    if features.two_var_comprehensions:
+        lines.append("- name: two-var-comprehensions")
+    if features.lists_ext:
+        lines.append("- name: lists")
+    return "\n".join(lines) + "\n"
+
+
+@functools.lru_cache(maxsize=1)
+def _pool() -> Any:
+    # One pool for everything: the libraries' opaque types and our typed admission variables.
+    pool = library_bridge.descriptor_pool() or descriptor_pool.DescriptorPool()
+    for fdp in [*k8s_types.dependency_descriptors(), k8s_types.file_descriptor()]:
+        try:
+            pool.FindFileByName(fdp.name)
+        except KeyError:
+            pool.Add(fdp)
+    return pool
+
+
+def declared_variables(
+    context: Context, declarations: Declarations, authorizer: bool
+) -> dict[str, str]:
+    """The variables Kubernetes declares in context (KUBERNETES.md 8.7, 11.1), name -> type."""
+    variables = {
+        "object": "dyn",
+        "oldObject": "dyn",
+        "request": k8s_types.REQUEST_TYPE,
+        "namespaceObject": k8s_types.NAMESPACE_TYPE,
+    }
+    if declarations.has_params:
+        variables["params"] = "dyn"
+    if context != Context.MATCH_CONDITION:
+        for index, name in enumerate(declarations.variables):
+            variables[f"variables.{name}"] = declarations.variable_type(index)
+    if authorizer and context != Context.MESSAGE_EXPRESSION:
+        variables["authorizer"] = library_bridge.AUTHORIZER_TYPE
+        variables["authorizer.requestResource"] = library_bridge.RESOURCE_CHECK_TYPE
+    return variables
+
+
+@functools.lru_cache(maxsize=512)
+def get_environment(
+    feature_minor: int, context: Context, declarations: Declarations
+) -> Environment:
+    """The environment with feature_minor's libraries for context and declarations (cached)."""
+    features = FeatureSet(feature_minor)
+    mutating = declarations.mutating
+    authorizer = library_bridge.has_authorizer(feature_minor)
+    variables = declared_variables(context, declarations, authorizer)
+    with _LOCK:
+        config = cel.NewEnvConfigFromYaml(_config_yaml(features))
+        functions: list[Any] = []
+        extensions = [helper_extension()]
+        library_decls = library_bridge.declarations(feature_minor, mutating)
+        if library_decls is not None:
+            functions += library_decls.functions
+            # After the config's built-in extensions: names they already declare merge here.
+            extensions.append(library_decls.extension())
+        env = cel.NewEnv(
+            _pool(),
+            config=config,
+            variables={name: cel.Type(type_name) for name, type_name in variables.items()},
+            functions=functions,
+            extensions=extensions,
+        )
+    return Environment(
+        env=env,
+        features=features,
+        context=context,
+        declarations=declarations,
+        variables=variables,
+        authorizer=authorizer,
+        mutating=mutating,
+    )

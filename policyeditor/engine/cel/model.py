@@ -1,0 +1,89 @@
+"""The value types of the CEL API: contexts, environment types, declarations, results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from .issues import CelIssue
+
+
+class Context(StrEnum):
+    """Which expression field is compiled: decides the declared variables (KUBERNETES.md 8.7)."""
+
+    MATCH_CONDITION = "matchCondition"
+    VALIDATION = "validation"
+    MESSAGE_EXPRESSION = "messageExpression"
+    AUDIT_ANNOTATION = "auditAnnotation"
+    VARIABLE = "variable"
+    MUTATION = "mutation"
+
+
+class EnvType(StrEnum):
+    """NewExpressions (write time: libraries of version - 1) or StoredExpressions (everything)."""
+
+    NEW_EXPRESSIONS = "NewExpressions"
+    STORED_EXPRESSIONS = "StoredExpressions"
+
+
+@dataclass(frozen=True)
+class Declarations:
+    """What the policy around an expression declares."""
+
+    has_params: bool = False
+    # Composited variable names visible to this expression, in order.
+    variables: tuple[str, ...] = ()
+    # MAP: Object/JSONPatch types and the jsonpatch library.
+    mutating: bool = False
+    # Types of the visible variables as cel-go type strings ("list(int)", "dyn"), parallel to
+    # `variables`; missing entries are dyn. compile_variables() fills these in.
+    variable_types: tuple[str, ...] = ()
+
+    def variable_type(self, index: int) -> str:
+        """The declared type of variables[index] ("dyn" when unknown)."""
+        return self.variable_types[index] if index < len(self.variable_types) else "dyn"
+
+
+NO_DECLARATIONS = Declarations()
+
+
+@dataclass
+class EvalResult:
+    """The outcome of one evaluation.
+
+    `value` is plain JSON-shaped Python (dict/list/int/float/str/bool/None). Values JSON cannot
+    hold are converted as cel-go's string() would: durations to Go duration strings ("1h0m0s" is
+    written "3600s" as CEL prints it), timestamps to RFC 3339, bytes stay bytes, Kubernetes opaque
+    values (quantity, IP, ...) to their string form, optionals to their value or None.
+    """
+
+    value: Any = None
+    error: CelIssue | None = None
+    cost: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when the evaluation produced a value."""
+        return self.error is None
+
+
+@dataclass
+class CompileResult:
+    """A compiled expression (program) or the reasons it does not compile."""
+
+    program: Any = None
+    errors: list[CelIssue] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    estimated_cost: int | None = None
+    # The checked result type as cel-go prints it ("bool", "list(JSONPatch)", "Object", "dyn").
+    output_type: str = "dyn"
+
+    @property
+    def ok(self) -> bool:
+        """True when the expression compiled."""
+        return not self.errors and self.program is not None
+
+    def error_text(self) -> str:
+        """All errors as cel-go prints them (the text after `compilation failed: `)."""
+        return "\n".join(str(issue) for issue in self.errors)

@@ -1,0 +1,158 @@
+"""Compiled programs, activations and lazy composited variables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cel_expr_python.cel as cel
+
+from . import runtime_state
+from .cost import PER_CALL_LIMIT
+from .issues import CelIssue
+from .issues import translate_runtime_message as _translate
+from .model import CompileResult, EvalResult
+from .runtime_state import CostBudget, CostExceeded, EvalState
+from .values import namespace_value, sanitize_input, to_plain
+
+
+@dataclass
+class Activation:
+    """The values of one evaluation; `variables` resolves composited variables lazily."""
+
+    object: Any = None
+    old_object: Any = None
+    request: dict | None = None
+    params: Any = None
+    namespace_object: Any = None
+    authorizer: Any = None
+    variables: VariableResolver | None = None
+
+    def data(self, authorizer_value: Any = None, request_resource: Any = None) -> dict[str, Any]:
+        """The activation mapping handed to cel-expr-python."""
+        data = {
+            "object": self.object,
+            "oldObject": self.old_object,
+            "request__map": self.request if self.request is not None else {},
+            "namespaceObject__map": namespace_value(self.namespace_object),
+            "params": self.params,
+        }
+        if authorizer_value is not None:
+            data["authorizer"] = authorizer_value
+        if request_resource is not None:
+            data["authorizer.requestResource"] = request_resource
+        return data
+
+
+class VariableResolver:
+    """Composited variables of one activation: evaluated on first read, then memoised."""
+
+    def __init__(
+        self, compiled: dict[str, CompileResult], activation: Activation | None = None
+    ) -> None:
+        self.compiled = compiled
+        self.activation = activation
+        self._values: dict[str, tuple[bool, Any]] = {}
+
+    def bind(self, activation: Activation) -> VariableResolver:
+        """A fresh resolver (empty memo) over activation: each activation re-evaluates."""
+        resolver = VariableResolver(self.compiled, activation)
+        activation.variables = resolver
+        return resolver
+
+    def resolve(self, name: str, state: EvalState) -> Any:
+        """The value of variable name; raises ValueError with Kubernetes' wording on failure."""
+        if name in self._values:
+            ok, value = self._values[name]
+            if ok:
+                return value
+            raise ValueError(value)
+        compiled = self.compiled.get(name)
+        if compiled is None:
+            raise ValueError(f"no such attribute(s): variables.{name}")
+        if not compiled.ok:
+            message = f'composited variable "{name}" fails to compile: {compiled.error_text()}'
+            self._values[name] = (False, message)
+            raise ValueError(message)
+        activation = self.activation if self.activation is not None else Activation(variables=self)
+        ok, value = compiled.program.run(activation, state)
+        if not ok:
+            if state.exceeded:
+                raise CostExceeded(state.exceeded)
+            message = f'composited variable "{name}" fails to evaluate: {value}'
+            self._values[name] = (False, message)
+            raise ValueError(message)
+        self._values[name] = (True, value)
+        return value
+
+
+class Program:
+    """A compiled expression ready to evaluate (cheap to call many times)."""
+
+    def __init__(self, expression: Any, env: Any, runtime: Any, source: str) -> None:
+        self._expression = expression
+        self._env = env
+        self.runtime = runtime
+        self.source = source
+
+    def run(self, activation: Activation, state: EvalState) -> tuple[bool, Any]:
+        """Evaluate inside a running state: (True, plain value) or (False, error message)."""
+        try:
+            state.charge(self.runtime.base_cost)
+        except CostExceeded as exc:
+            return False, str(exc)
+        authorizer_value = request_resource = None
+        if activation.authorizer is not None and self._env.authorizer:
+            from . import library_bridge
+
+            authorizer_value, request_resource = library_bridge.authorizer_values(
+                activation.authorizer, activation.request
+            )
+        data = activation.data(authorizer_value, request_resource)
+        try:
+            value = self._expression.eval(data=data)
+        except (TypeError, OverflowError, ValueError):
+            data = {k: sanitize_input(v) for k, v in data.items()}
+            try:
+                value = self._expression.eval(data=data)
+            except Exception as exc:  # noqa: BLE001 - unconvertible input is a runtime error
+                return False, f"invalid input: {exc}"
+        if state.exceeded:
+            return False, state.exceeded
+        if value.type() == cel.Type.ERROR:
+            return False, _translate(str(value.value()))
+        try:
+            return True, to_plain(value.plain_value())
+        except Exception:  # noqa: BLE001 - e.g. optional values have no Python form
+            return True, _optional_plain(value)
+
+    def evaluate(
+        self,
+        activation: Activation | None = None,
+        *,
+        budget: CostBudget | None = None,
+        limit: int = PER_CALL_LIMIT,
+    ) -> EvalResult:
+        """Evaluate; never raises for bad input. The cost is charged to budget when given."""
+        activation = activation or Activation()
+        if activation.variables is not None and activation.variables.activation is None:
+            activation.variables.activation = activation
+        state = EvalState(limit=limit, budget=budget, resolver=activation.variables)
+        token = runtime_state.CURRENT.set(state)
+        try:
+            ok, value = self.run(activation, state)
+        finally:
+            runtime_state.CURRENT.reset(token)
+        if budget is not None:
+            budget.charge(state.cost)
+        if not ok:
+            return EvalResult(error=CelIssue(value, phase="runtime"), cost=state.cost)
+        return EvalResult(value=value, cost=state.cost)
+
+
+def _optional_plain(value: Any) -> Any:
+    """Best-effort plain form of values cel-expr-python cannot convert (optionals): None."""
+    try:
+        return to_plain(value.value())
+    except Exception:  # noqa: BLE001
+        return None

@@ -1,0 +1,96 @@
+"""Rewrites of the checked AST for the runtime: plain-map typed variables, lazy variables,
+transformMap's map insertion, and cost charging inside comprehension loops."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import ast_pb, cost
+from .ast_walk import walk
+from .environment import MAP_ALIASES
+from .runtime_functions import COST_FN, MAP_INSERT_FN, VARIABLE_FN
+
+
+@dataclass
+class RuntimeAst:
+    """The rewritten CheckedExpr plus what the evaluator must know about it."""
+
+    checked: Any
+    base_cost: int  # cost outside loops (cheaper branches), charged once per evaluation
+    has_loops: bool
+    variables: tuple[str, ...]  # composited variables the expression reads
+
+
+def prepare(checked: Any) -> RuntimeAst:
+    """A copy of checked rewritten for evaluation."""
+    out = ast_pb.CheckedExpr()
+    out.CopyFrom(checked)
+    next_id = (
+        max([0, *out.type_map.keys(), *out.reference_map.keys(), *(n.id for n in walk(out.expr))])
+        + 1
+    )
+    used_variables: list[str] = []
+    has_loops = False
+    for node in list(walk(out.expr)):
+        kind = node.WhichOneof("expr_kind")
+        if kind == "ident_expr":
+            name = node.ident_expr.name
+            ref = out.reference_map.get(node.id)
+            ref_name = ref.name if ref is not None and ref.name else name
+            if ref_name in MAP_ALIASES:
+                node.ident_expr.name = MAP_ALIASES[ref_name]
+                if ref is not None:
+                    out.reference_map[node.id].name = MAP_ALIASES[ref_name]
+            elif ref_name.startswith("variables."):
+                var = ref_name[len("variables.") :]
+                used_variables.append(var)
+                node_id = node.id
+                node.Clear()
+                node.id = node_id
+                node.call_expr.function = VARIABLE_FN
+                arg = node.call_expr.args.add()
+                arg.id = next_id
+                arg.const_expr.string_value = var
+                out.type_map[next_id].primitive = 5  # STRING
+                next_id += 1
+                del out.reference_map[node_id]
+                out.reference_map[node_id].overload_id.append(f"{VARIABLE_FN}_string")
+        elif kind == "call_expr" and node.call_expr.function == "cel.@mapInsert":
+            node.call_expr.function = MAP_INSERT_FN
+            arity = len(node.call_expr.args)
+            overload = (
+                f"{MAP_INSERT_FN}_map_key_value" if arity == 3 else f"{MAP_INSERT_FN}_map_map"
+            )
+            del out.reference_map[node.id]
+            out.reference_map[node.id].overload_id.append(overload)
+        elif kind == "comprehension_expr":
+            has_loops = True
+    base = cost.fixed_cost(out.expr, minimum=True)
+    if has_loops:
+        next_id = _instrument_loops(out, next_id)
+    return RuntimeAst(out, base, has_loops, tuple(dict.fromkeys(used_variables)))
+
+
+def _instrument_loops(out: Any, next_id: int) -> int:
+    """Wrap each loop condition as __k8s_cost(per-iteration cost, condition)."""
+    for node in list(walk(out.expr)):
+        if node.WhichOneof("expr_kind") != "comprehension_expr":
+            continue
+        comp = node.comprehension_expr
+        per_iteration = cost.iteration_cost(comp)
+        condition = ast_pb.Expr()
+        condition.CopyFrom(comp.loop_condition)
+        wrapper = comp.loop_condition
+        wrapper.Clear()
+        wrapper.id = next_id
+        wrapper.call_expr.function = COST_FN
+        amount = wrapper.call_expr.args.add()
+        amount.id = next_id + 1
+        amount.const_expr.int64_value = per_iteration
+        wrapper.call_expr.args.add().CopyFrom(condition)
+        out.type_map[next_id].primitive = 1  # BOOL
+        out.type_map[next_id + 1].primitive = 2  # INT64
+        out.reference_map[next_id].overload_id.append(f"{COST_FN}_int_bool")
+        next_id += 2
+    return next_id

@@ -1,0 +1,156 @@
+"""Python implementations of the helper functions the rewritten ASTs call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cel_expr_python.cel as cel
+
+from . import runtime_state
+
+# Hidden key that carries an `Object.x.y{...}` construction's type name through CEL until the
+# enclosing construction checks it against the field path (KUBERNETES.md 14.3).
+TYPE_KEY = "\x00$type"
+
+VARIABLE_FN = "__k8s_variable"
+OBJECT_FN = "__k8s_object"
+JSONPATCH_FN = "__k8s_jsonpatch"
+MAP_INSERT_FN = "__k8s_map_insert"
+COST_FN = "__k8s_cost"
+
+_JSONPATCH_FIELDS = ("op", "path", "from", "value")
+
+
+def _variable(name: str) -> Any:
+    state = runtime_state.current()
+    if state is None or state.resolver is None:
+        raise ValueError(f"no such attribute(s): variables.{name}")
+    return state.resolver.resolve(name, state)
+
+
+def _check_nested(value: Any, path: str) -> Any:
+    """Verify nested constructions' type names against path; return value without markers."""
+    if isinstance(value, dict):
+        name = value.get(TYPE_KEY)
+        if name is not None and name != path:
+            raise ValueError(
+                f'type mismatch: unexpected type name "{name}", expected "{path}", which matches '
+                "field name path from root Object type"
+            )
+        return {k: _check_nested(v, f"{path}.{k}") for k, v in value.items() if k != TYPE_KEY}
+    if isinstance(value, list):
+        # list elements are named after the list field: no `items` segment.
+        return [_check_nested(item, path) for item in value]
+    return value
+
+
+def _object(name: str, fields: dict) -> dict:
+    checked = {key: _check_nested(value, f"{name}.{key}") for key, value in fields.items()}
+    checked[TYPE_KEY] = name
+    return checked
+
+
+def _cel_type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, dict):
+        return "map"
+    if isinstance(value, list):
+        return "list"
+    if value is None:
+        return "null_type"
+    return type(value).__name__
+
+
+def _jsonpatch(fields: dict) -> dict:
+    for key, value in fields.items():
+        if key not in _JSONPATCH_FIELDS:
+            raise ValueError(f"unexpected JSONPatchType field: {key}")
+        if key != "value" and not isinstance(value, str):
+            raise ValueError(
+                f"unexpected type {_cel_type_name(value)} for JSONPatchType '{key}' field"
+            )
+    return {key: strip_markers(value) for key, value in fields.items()}
+
+
+def strip_markers(value: Any) -> Any:
+    """A copy of value without construction type markers."""
+    if isinstance(value, dict):
+        return {k: strip_markers(v) for k, v in value.items() if k != TYPE_KEY}
+    if isinstance(value, list):
+        return [strip_markers(item) for item in value]
+    return value
+
+
+def _map_insert(accu: dict, key: Any, value: Any = None) -> dict:
+    # cel.@mapInsert(map, key, value) or cel.@mapInsert(map, otherMap) (transformMapEntry).
+    result = dict(accu)
+    if isinstance(key, dict) and value is None:
+        for k, v in key.items():
+            if k in result:
+                raise ValueError(f"insert failed: key {k} already exists")
+            result[k] = v
+        return result
+    if key in result:
+        raise ValueError(f"insert failed: key {key} already exists")
+    result[key] = value
+    return result
+
+
+def _cost(amount: int, condition: bool) -> bool:
+    state = runtime_state.current()
+    if state is not None:
+        state.charge(amount)
+    return condition
+
+
+def helper_extension() -> cel.CelExtension:
+    """The helpers as an extension: only that path dispatches dyn parameters at runtime."""
+    return cel.CelExtension("policyeditor.helpers", helper_declarations())
+
+
+def helper_declarations() -> list[cel.FunctionDecl]:
+    """Declarations of the helper functions, with their implementations."""
+    dyn = cel.Type.DYN
+    string_map = cel.Type.Map(cel.Type.STRING, dyn)
+    any_map = cel.Type.Map(dyn, dyn)
+    return [
+        cel.FunctionDecl(
+            VARIABLE_FN,
+            [cel.Overload(f"{VARIABLE_FN}_string", dyn, [cel.Type.STRING], impl=_variable)],
+        ),
+        cel.FunctionDecl(
+            OBJECT_FN,
+            [
+                cel.Overload(
+                    f"{OBJECT_FN}_string_map", dyn, [cel.Type.STRING, string_map], impl=_object
+                )
+            ],
+        ),
+        cel.FunctionDecl(
+            JSONPATCH_FN, [cel.Overload(f"{JSONPATCH_FN}_map", dyn, [string_map], impl=_jsonpatch)]
+        ),
+        cel.FunctionDecl(
+            MAP_INSERT_FN,
+            [
+                cel.Overload(
+                    f"{MAP_INSERT_FN}_map_key_value", any_map, [any_map, dyn, dyn], impl=_map_insert
+                ),
+                cel.Overload(
+                    f"{MAP_INSERT_FN}_map_map", any_map, [any_map, any_map], impl=_map_insert
+                ),
+            ],
+        ),
+        cel.FunctionDecl(
+            COST_FN,
+            [
+                cel.Overload(
+                    f"{COST_FN}_int_bool", cel.Type.BOOL, [cel.Type.INT, cel.Type.BOOL], impl=_cost
+                )
+            ],
+        ),
+    ]

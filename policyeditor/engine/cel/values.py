@@ -1,0 +1,81 @@
+"""Conversion of CEL results to plain JSON-shaped Python, and of inputs to what CEL accepts."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from google.protobuf import text_format
+from google.protobuf.message import Message
+
+from .runtime_functions import TYPE_KEY
+
+_INT64_MIN = -(2**63)
+_INT64_MAX = 2**63 - 1
+
+
+def go_duration_string(delta: datetime.timedelta) -> str:
+    """A duration as CEL's string() prints it: seconds with an `s` ("60s", "1.5s")."""
+    micros = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+    sign = "-" if micros < 0 else ""
+    micros = abs(micros)
+    seconds, frac = divmod(micros, 1_000_000)
+    if frac:
+        return f"{sign}{seconds}.{frac:06d}".rstrip("0") + "s"
+    return f"{sign}{seconds}s"
+
+
+def rfc3339(moment: datetime.datetime) -> str:
+    """A timestamp as CEL's string() prints it (UTC, `Z`, fractional seconds only when set)."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.UTC).replace(tzinfo=None)
+    text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+    if moment.microsecond:
+        text += f".{moment.microsecond:06d}".rstrip("0")
+    return text + "Z"
+
+
+def to_plain(value: Any) -> Any:
+    """A CEL plain_value() result as JSON-shaped Python (see EvalResult for the rules)."""
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return value
+    if isinstance(value, dict):
+        return {to_plain(k): to_plain(v) for k, v in value.items() if k != TYPE_KEY}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(item) for item in value]
+    if isinstance(value, datetime.timedelta):
+        return go_duration_string(value)
+    if isinstance(value, datetime.datetime):
+        return rfc3339(value)
+    if isinstance(value, Message):
+        to_string = getattr(value, "to_cel_string", None)
+        if callable(to_string):
+            return to_string()
+        return text_format.MessageToString(value, as_one_line=True)
+    return str(value)
+
+
+def sanitize_input(value: Any) -> Any:
+    """JSON input as Kubernetes decodes it: integers beyond int64 become doubles, tuples lists."""
+    if isinstance(value, bool) or value is None or isinstance(value, (str, float)):
+        return value
+    if isinstance(value, int):
+        return value if _INT64_MIN <= value <= _INT64_MAX else float(value)
+    if isinstance(value, dict):
+        return {str(k): sanitize_input(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [sanitize_input(v) for v in value]
+    return value
+
+
+def namespace_value(namespace: Any) -> Any:
+    """namespaceObject as Kubernetes exposes it: absent labels/annotations read as empty maps."""
+    if not isinstance(namespace, dict):
+        return namespace
+    metadata = namespace.get("metadata")
+    metadata = dict(metadata) if isinstance(metadata, dict) else {}
+    metadata.setdefault("labels", {})
+    metadata.setdefault("annotations", {})
+    out = dict(namespace)
+    out["metadata"] = metadata
+    return out

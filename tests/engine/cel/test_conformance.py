@@ -1,0 +1,96 @@
+"""Every vector of conformance/cel.jsonl, evaluated in the Kubernetes CEL environment."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from policyeditor.engine import cel
+from tests.vectors import load_vectors, vector_id
+
+VECTORS = load_vectors("cel.jsonl")
+_VERSION = "1.37"
+
+
+def _shift_self_columns(record: dict, expected: str) -> str:
+    # CRD-rule vectors renamed `self` to `object` but kept the Go test's positions: each
+    # `object` before the reported column moves it right by two.
+    if "`self` rewritten to `object`" not in record.get("note", ""):
+        return expected
+
+    def shift(match: re.Match[str]) -> str:
+        line, column = int(match.group(1)), int(match.group(2))
+        original = record["expr"].replace("object", "self")
+        prefix = original[: column - 1]
+        return f"<input>:{line}:{column + 2 * prefix.count('self')}"
+
+    return re.sub(r"<input>:(\d+):(\d+)", shift, expected)
+
+
+def _authorizer(mock: dict | None):
+    if mock is None:
+        return None
+    from policyeditor.engine.cel.library import authz
+
+    return authz.mock_authorizer(mock)
+
+
+def _run(record: dict):
+    values = record.get("vars", {})
+    has_params = "params" in values
+    base = cel.Declarations(has_params=has_params)
+    compiled_vars, declarations = cel.compile_variables(
+        [(v["name"], v["expression"]) for v in record.get("variables", [])],
+        version=_VERSION,
+        declarations=base,
+        env_type=cel.EnvType.STORED_EXPRESSIONS,
+    )
+    compiled = cel.compile_expression(
+        record["expr"],
+        context=cel.Context.VALIDATION,
+        version=_VERSION,
+        declarations=declarations,
+        env_type=cel.EnvType.STORED_EXPRESSIONS,
+    )
+    if not compiled.ok:
+        return "compile", "compilation failed: " + compiled.error_text(), None
+    activation = cel.Activation(
+        object=values.get("object"),
+        old_object=values.get("oldObject"),
+        request=values.get("request"),
+        params=values.get("params"),
+        namespace_object=values.get("namespaceObject"),
+        authorizer=_authorizer(values.get("authorizer")),
+    )
+    cel.VariableResolver(compiled_vars).bind(activation)
+    budget = record.get("runtime_cost_budget")
+    result = compiled.program.evaluate(
+        activation,
+        budget=cel.CostBudget(budget) if budget is not None else None,
+        limit=record.get("per_call_cost_limit", cel.PER_CALL_LIMIT),
+    )
+    if result.error is not None:
+        message = result.error.message
+        return "runtime", f"expression '{record['expr']}' resulted in error: {message}", None
+    return "value", "", result.value
+
+
+@pytest.mark.parametrize(
+    "record", VECTORS, ids=[vector_id(r, i) for i, r in enumerate(VECTORS)]
+)
+def test_vector_matches_kubernetes(record: dict) -> None:
+    phase, message, value = _run(record)
+    if "expect_error" in record:
+        expected = _shift_self_columns(record, record["expect_error"])
+        assert phase != "value", f"expected an error, got {value!r}"
+        if record.get("phase"):
+            assert phase == record["phase"], message
+        if record.get("error_match") == "regex":
+            assert re.search(expected, message), message
+        else:
+            assert expected in message
+    else:
+        assert phase == "value", message
+        assert value == record["expect"]
+        assert type(value) is type(record["expect"])
