@@ -2,11 +2,21 @@
 
 from django.urls import path
 
-from policyeditor.editor.views import drafts
+from policyeditor.editor.views import drafts, editing, export, trying
 
 app_name = "editor"
 
 urlpatterns = [
     path("drafts/", drafts.draft_list, name="draft_list"),
-    path("drafts/<int:pk>/", drafts.draft_edit, name="draft_edit"),
+    path("drafts/new/", drafts.draft_new, name="draft_new"),
+    path("drafts/import/", drafts.draft_import, name="draft_import"),
+    path("drafts/templates/<slug:slug>/", drafts.draft_from_starter, name="draft_from_starter"),
+    path("drafts/row/", editing.draft_row, name="row"),
+    path("drafts/<int:pk>/", editing.draft_edit, name="draft_edit"),
+    path("drafts/<int:pk>/validate/", editing.draft_validate, name="draft_validate"),
+    path("drafts/<int:pk>/form/", editing.draft_form, name="draft_form"),
+    path("drafts/<int:pk>/documents/", editing.draft_add_document, name="draft_add_document"),
+    path("drafts/<int:pk>/save/", editing.draft_save, name="draft_save"),
+    path("drafts/<int:pk>/try/", trying.draft_try, name="draft_try"),
+    path("drafts/<int:pk>/export.yaml", export.draft_export, name="draft_export"),
 ]

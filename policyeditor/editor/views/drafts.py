@@ -1,21 +1,89 @@
-"""The drafts list and the editor page."""
+"""The drafts list and the ways to start a draft: scratch, template gallery, YAML import."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
-from policyeditor.editor.access import get_draft_for
+from policyeditor.editor.forms import SORTS, DraftFilterForm, ImportForm, NewDraftForm
 from policyeditor.editor.models import Draft
+from policyeditor.editor.services import DraftInputError, create_draft
+from policyeditor.editor.starters import blank_documents, get_starter, starters
+
+PAGE_SIZE = 20
 
 
 def draft_list(request: HttpRequest) -> HttpResponse:
-    """The user's drafts."""
-    drafts = Draft.objects.visible_to(request.user)
-    return render(request, "editor/draft_list.html", {"drafts": drafts})
+    """The drafts the user may see, searchable, filterable, sortable, paginated."""
+    form = DraftFilterForm(request.GET or None)
+    drafts = Draft.objects.visible_to(request.user).select_related("owner")
+    filters = form.cleaned_data if form.is_valid() else {}
+    drafts = drafts.search(filters.get("q", ""))
+    if filters.get("kind"):
+        drafts = drafts.filter(kind=filters["kind"])
+    if filters.get("status"):
+        drafts = drafts.filter(status=filters["status"])
+    if filters.get("owner"):
+        drafts = drafts.filter(owner__username__icontains=filters["owner"])
+    sort = filters.get("sort") or "-updated"
+    drafts = drafts.order_by(sort if sort in SORTS else "-updated", "-pk")
+    page = Paginator(drafts, PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {"form": form, "page": page, "query": query.urlencode()}
+    template = "editor/draft_list.html#results" if request.htmx else "editor/draft_list.html"
+    return render(request, template, context)
 
 
-def draft_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    """The editor page for one draft."""
-    draft = get_draft_for(request.user, pk)
-    return render(request, "editor/draft_edit.html", {"draft": draft})
+def draft_new(request: HttpRequest) -> HttpResponse:
+    """Start a draft: from scratch (POST here), or links to the gallery and import."""
+    form = NewDraftForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        docs = blank_documents(data["kind"], data["name"], data["kubernetes_version"])
+        draft = create_draft(
+            request.user, docs, kind=data["kind"], kubernetes_version=data["kubernetes_version"]
+        )
+        return redirect(draft)
+    context = {"form": form, "starters": starters(), "import_form": ImportForm()}
+    return render(request, "editor/draft_new.html", context, status=400 if form.errors else 200)
+
+
+@require_POST
+def draft_from_starter(request: HttpRequest, slug: str) -> HttpResponse:
+    """A new draft copied from a gallery starter."""
+    starter = get_starter(slug)
+    if starter is None:
+        raise Http404("No such template")
+    draft = create_draft(
+        request.user,
+        starter.documents(),
+        kind=starter.kind,
+        description=starter.summary,
+        note=f"From template {starter.title}",
+    )
+    messages.success(request, f"Created from the “{starter.title}” template.")
+    return redirect(draft)
+
+
+def draft_import(request: HttpRequest) -> HttpResponse:
+    """A new draft from pasted or uploaded YAML (multi-document); errors say what is wrong."""
+    form = ImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            draft = create_draft(
+                request.user,
+                form.cleaned_data["documents"],
+                kubernetes_version=form.cleaned_data["kubernetes_version"],
+                note="Imported",
+            )
+        except DraftInputError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Imported {len(draft.documents)} documents.")
+            return redirect(draft)
+    status = 400 if form.errors else 200
+    return render(request, "editor/draft_import.html", {"form": form}, status=status)

@@ -1,0 +1,266 @@
+"""The editor's calls into the engine: live validation of documents and Try-it evaluation.
+
+Engine modules are imported when first used, so the editor keeps working (and says plainly
+that a check is unavailable) while a piece of the engine is missing; results are never faked.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from policyeditor.editor.formdata import ParsedForm
+from policyeditor.engine.errors import FieldError, InputError
+from policyeditor.engine.versions import (
+    family,
+    introduced_in,
+    minor,
+    served_api_versions,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _engine(name: str):
+    """An engine module, or None when it cannot be imported (reported to the user)."""
+    try:
+        return importlib.import_module(f"policyeditor.engine.{name}")
+    except ImportError as exc:
+        log.warning("engine module %s unavailable: %s", name, exc)
+        return None
+
+
+@dataclass
+class Issue:
+    """One problem or warning, placed at a form control when one shows its path."""
+
+    doc_index: int
+    path: str
+    message: str
+    target: str = ""
+    level: str = "error"  # "error" | "warning"
+
+    @property
+    def text(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+@dataclass
+class Report:
+    """Everything the status badge, the field errors and the summary need."""
+
+    version: str
+    errors: list[Issue] = field(default_factory=list)
+    warnings: list[Issue] = field(default_factory=list)
+    unavailable: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and not self.unavailable
+
+    @property
+    def badge(self) -> str:
+        if self.errors:
+            count = len(self.errors)
+            return f"{count} error{'s' if count != 1 else ''}"
+        if self.unavailable:
+            return "validation unavailable"
+        return f"valid for Kubernetes {self.version}"
+
+
+def _version_issues(documents: list[dict], version: str) -> list[tuple[int, FieldError]]:
+    """apiVersion problems for the target version (what that version lacks), with the reason."""
+    found = []
+    for index, doc in enumerate(documents):
+        kind = str(doc.get("kind", ""))
+        api = str(doc.get("apiVersion", ""))
+        if family(kind) is None or "/" not in api:
+            continue
+        served = served_api_versions(kind, version)
+        short = api.split("/", 1)[1]
+        if short not in served:
+            since = introduced_in(kind, short)
+            why = f"requires Kubernetes {since}" if since and minor(since) > minor(version) else ""
+            found.append(
+                (
+                    index,
+                    FieldError(
+                        "apiVersion",
+                        f"Kubernetes {version} does not serve {kind} at {api}"
+                        + (f" ({why})" if why else "")
+                        + (f"; served: {', '.join(served)}" if served else "; not served at all"),
+                    ),
+                )
+            )
+    return found
+
+
+def _doc_target(parsed: ParsedForm, index: int) -> str:
+    """The document-level error box of document `index` ('' when there is none)."""
+    return parsed.doc_ids[index] if 0 <= index < len(parsed.doc_ids) else ""
+
+
+def validate(parsed: ParsedForm, version: str) -> Report:
+    """Validate the documents as the API server would, placing each error at its control."""
+    report = Report(version)
+    for index, message in parsed.problems:
+        report.errors.append(Issue(index, "", message, parsed.target_for(index, "")))
+    validation = _engine("validation")
+    errors: list[tuple[int, FieldError]] = []
+    warnings: list[tuple[int, FieldError]] = []
+    if validation is None:
+        report.unavailable.append("API-server validation")
+        errors = _version_issues(parsed.documents, version)
+    else:
+        try:
+            errors = list(validation.validate_documents(parsed.documents, version=version))
+        except Exception as exc:  # an engine bug must not cost the user their typing
+            log.exception("validate_documents failed")
+            report.unavailable.append(f"API-server validation ({exc.__class__.__name__}: {exc})")
+        warn = getattr(validation, "warnings_for", None)
+        for index, doc in enumerate(parsed.documents):
+            if warn is None:
+                break
+            try:
+                warnings += [(index, w) for w in warn(doc, version=version)]
+            except Exception:  # warnings are advisory; keep the errors
+                log.exception("warnings_for failed")
+    for issue in report.errors:
+        issue.target = issue.target or _doc_target(parsed, issue.doc_index)
+    problem_docs = {index for index, _ in parsed.problems}
+    for index, error in errors:
+        if index in problem_docs:
+            continue  # the text could not be read; its old value's errors would mislead
+        report.errors.append(
+            Issue(
+                index,
+                error.path,
+                error.message,
+                parsed.target_for(index, error.path) or _doc_target(parsed, index),
+            )
+        )
+    for index, warning in warnings:
+        report.warnings.append(
+            Issue(
+                index,
+                warning.path,
+                warning.message,
+                parsed.target_for(index, warning.path) or _doc_target(parsed, index),
+                level="warning",
+            )
+        )
+    return report
+
+
+@dataclass
+class TryInputs:
+    """What the Try-it tab posts: objects as YAML/JSON text and request attributes."""
+
+    object: str = ""
+    old_object: str = ""
+    params: str = ""
+    namespace_object: str = ""
+    operation: str = ""
+    username: str = ""
+    groups: str = ""
+    sub_resource: str = ""
+    dry_run: bool = False
+    authorizer: str = ""
+
+
+@dataclass
+class TryOutcome:
+    """The evaluation result (as to_dict) or the input problems that prevented it."""
+
+    result: dict[str, Any] | None = None
+    problems: list[str] = field(default_factory=list)
+    input_object: dict | None = None
+
+
+def _one_object(text: str, label: str, manifests) -> tuple[Any, str | None]:
+    """The single object in `text` (None when blank), or an error message."""
+    if not text.strip():
+        return None, None
+    try:
+        docs = manifests.load_documents(text, source=label)
+    except InputError as exc:
+        return None, str(exc)
+    if len(docs) != 1:
+        return None, f"{label}: expected exactly one object, found {len(docs)}"
+    return docs[0], None
+
+
+def try_it(documents: list[dict], inputs: TryInputs, version: str) -> TryOutcome:
+    """Evaluate the draft against the Try-it inputs with the engine's admission.evaluate."""
+    outcome = TryOutcome()
+    admission = _engine("admission")
+    manifests = _engine("manifests")
+    if admission is None or manifests is None:
+        outcome.problems.append(
+            "Evaluation is not available yet (the engine's admission module is missing)."
+        )
+        return outcome
+    values: dict[str, Any] = {}
+    for key, label in (
+        ("object", "object"),
+        ("old_object", "oldObject"),
+        ("params", "params"),
+        ("namespace_object", "namespaceObject"),
+    ):
+        value, problem = _one_object(getattr(inputs, key), label, manifests)
+        if problem:
+            outcome.problems.append(problem)
+        values[key] = value
+    authorizer = None
+    if inputs.authorizer.strip():
+        try:
+            from policyeditor.engine.testing_authorizer import MockAuthorizer, parse_entries
+
+            raw = manifests.load_documents(inputs.authorizer, source="authorizer")
+            entries = raw[0] if len(raw) == 1 and isinstance(raw[0], list) else raw
+            authorizer = MockAuthorizer(parse_entries(entries))
+        except (InputError, ValueError) as exc:
+            outcome.problems.append(f"authorizer: {exc}")
+    if values["object"] is None and values["old_object"] is None and not outcome.problems:
+        outcome.problems.append("Paste an object (or an oldObject for DELETE) to try the policy.")
+    if outcome.problems:
+        return outcome
+    outcome.input_object = values["object"]
+    user_info = {
+        "username": inputs.username.strip(),
+        "groups": [g.strip() for g in inputs.groups.split(",") if g.strip()],
+    }
+    overrides: dict[str, Any] = {"dryRun": bool(inputs.dry_run)}
+    if inputs.sub_resource.strip():
+        overrides["subResource"] = inputs.sub_resource.strip()
+    try:
+        request = admission.AdmissionRequest.build(
+            object=values["object"],
+            old_object=values["old_object"],
+            operation=inputs.operation or None,
+            user_info=user_info,
+            overrides=overrides,
+            version=version,
+        )
+        kwargs: dict[str, Any] = {
+            "version": version,
+            "namespace_object": values["namespace_object"],
+            "authorizer": authorizer,
+            "resources": [d for d in documents if family(str(d.get("kind", ""))) is None],
+        }
+        if values["params"] is not None:
+            kwargs["params"] = values["params"]
+        result = admission.evaluate(documents, request, **kwargs)
+    except InputError as exc:
+        outcome.problems.append(str(exc))
+        return outcome
+    except Exception as exc:  # an engine bug is shown, not turned into a 500
+        log.exception("evaluate failed")
+        outcome.problems.append(
+            f"The evaluation failed unexpectedly: {exc.__class__.__name__}: {exc}"
+        )
+        return outcome
+    outcome.result = result.to_dict()
+    return outcome

@@ -1,0 +1,206 @@
+"""The editor page and its HTMX endpoints: live validation, rows, YAML to form, save."""
+
+from __future__ import annotations
+
+import json
+
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from policyeditor.editor import live
+from policyeditor.editor.access import get_draft_for
+from policyeditor.editor.formdata import (
+    ParsedForm,
+    bind_documents,
+    bind_row,
+    new_id,
+    parse_post,
+)
+from policyeditor.editor.formspec import find_field
+from policyeditor.editor.models import Draft
+from policyeditor.editor.samples import sample_object
+from policyeditor.editor.services import Conflict, DraftInputError, save_draft
+from policyeditor.engine import schemas
+from policyeditor.engine.errors import InputError
+from policyeditor.engine.manifests import dump_documents, load_documents
+from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
+
+
+def _version(request: HttpRequest, draft: Draft) -> str:
+    """The target version posted by the form, else the draft's."""
+    try:
+        return normalize_version(request.POST.get("kubernetes_version") or draft.kubernetes_version)
+    except ValueError:
+        return draft.kubernetes_version
+
+
+def _resources(version: str) -> list[dict]:
+    """The built-in resources for the resource picker's suggestions."""
+    seen, found = set(), []
+    for info in schemas.builtin_resources(version):
+        if info.plural in seen:
+            continue
+        seen.add(info.plural)
+        found.append(
+            {
+                "plural": info.plural,
+                "label": f"{info.kind} ({info.api_version}, {'namespaced' if info.namespaced else 'cluster'})",
+            }
+        )
+    return sorted(found, key=lambda item: item["plural"])
+
+
+def _live_context(draft: Draft, parsed: ParsedForm, version: str) -> dict:
+    report = live.validate(parsed, version)
+    return {
+        "draft": draft,
+        "report": report,
+        "version": version,
+        "documents_json": json.dumps(parsed.documents),
+        "yaml": dump_documents(parsed.documents) if parsed.documents else "",
+    }
+
+
+def _page_context(draft: Draft, documents: list[dict], version: str) -> dict:
+    bound = bind_documents(documents)
+    return {
+        "draft": draft,
+        "documents": bound,
+        "versions": KUBERNETES_VERSIONS,
+        "version": version,
+        "resources": _resources(version),
+        "sample_object": dump_documents([sample_object(documents, version)]),
+        "yaml": dump_documents(documents) if documents else "",
+        "documents_json": json.dumps(documents),
+    }
+
+
+def draft_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """The editor page for one draft."""
+    draft = get_draft_for(request.user, pk)
+    context = _page_context(draft, draft.documents, draft.kubernetes_version)
+    return render(request, "editor/draft_edit.html", context)
+
+
+@require_POST
+def draft_validate(request: HttpRequest, pk: int) -> HttpResponse:
+    """Live validation of the posted form: always 200, errors inside the fragment."""
+    draft = get_draft_for(request.user, pk)
+    parsed = parse_post(request.POST)
+    version = _version(request, draft)
+    return render(request, "editor/live.html", _live_context(draft, parsed, version))
+
+
+@require_GET
+def draft_row(request: HttpRequest) -> HttpResponse:
+    """A blank row for a rows control (added without a page reload)."""
+    kind, key, name = (request.GET.get(k, "") for k in ("kind", "key", "name"))
+    spec = find_field(kind, key)
+    if spec is None or spec.widget != "rows" or not name:
+        raise Http404("No such list")
+    row = bind_row(spec, {}, name, kind, key)
+    return render(
+        request, "editor/fields/row.html", {"row": row, "bf": {"name": name, "field": spec}}
+    )
+
+
+@require_POST
+def draft_form(request: HttpRequest, pk: int) -> HttpResponse:
+    """Rebuild the form from YAML text or a documents JSON (YAML mode, restoring autosave)."""
+    draft = get_draft_for(request.user, pk)
+    problem = ""
+    documents: list[dict] = []
+    if "documents" in request.POST:
+        try:
+            documents = json.loads(request.POST["documents"])
+        except ValueError:
+            problem = "The saved browser state could not be read."
+        if not isinstance(documents, list) or not all(isinstance(d, dict) for d in documents):
+            problem, documents = problem or "The saved browser state is not a list of objects.", []
+    else:
+        try:
+            documents = load_documents(request.POST.get("yaml", ""), source="YAML")
+        except InputError as exc:
+            problem = str(exc)
+    if problem:
+        response = render(request, "editor/yaml_problem.html", {"problem": problem})
+        # Keep the form as it is: the YAML text stays in its editor until it reads.
+        response["HX-Reswap"] = "none"
+        return response
+    return render(
+        request,
+        "editor/documents.html",
+        {"documents": bind_documents(documents), "draft": draft, "yaml_ok": True},
+    )
+
+
+@require_POST
+def draft_add_document(request: HttpRequest, pk: int) -> HttpResponse:
+    """A new binding or param object section appended to the form."""
+    draft = get_draft_for(request.user, pk)
+    what = request.POST.get("what", "binding")
+    policy = draft.policy_document() or {}
+    policy_name = ((policy.get("metadata") or {}).get("name")) or draft.name
+    api = str(policy.get("apiVersion") or draft.api_version)
+    if what == "binding":
+        doc = {
+            "apiVersion": api,
+            "kind": f"{draft.policy_kind}Binding",
+            "metadata": {"name": f"{policy_name}-binding-{new_id('')}"},
+            "spec": {"policyName": policy_name},
+        }
+        if draft.kind == "VAP":
+            doc["spec"]["validationActions"] = ["Deny"]
+    elif what == "params":
+        kind = (policy.get("spec") or {}).get("paramKind") or {}
+        doc = {
+            "apiVersion": kind.get("apiVersion") or "v1",
+            "kind": kind.get("kind") or "ConfigMap",
+            "metadata": {"name": "params", "namespace": "default"},
+        }
+    else:
+        return HttpResponseBadRequest("what must be binding or params")
+    bound = bind_documents([doc])[0]
+    return render(request, "editor/fields/document.html", {"doc": bound, "removable": True})
+
+
+@require_POST
+def draft_save(request: HttpRequest, pk: int) -> HttpResponse:
+    """Save the form as a new revision, or explain the conflict (nothing is overwritten)."""
+    draft = get_draft_for(request.user, pk)
+    parsed = parse_post(request.POST)
+    version = _version(request, draft)
+    context = {"draft": draft, "conflict": None, "problem": "", "saved": False}
+    try:
+        expected = int(request.POST.get("expected_revision", ""))
+    except ValueError:
+        expected = -1
+    if parsed.problems:
+        context["problem"] = "Not saved: " + "; ".join(message for _, message in parsed.problems)
+    else:
+        try:
+            draft = save_draft(
+                draft,
+                parsed.documents,
+                expected_revision=expected,
+                author=request.user,
+                note=request.POST.get("note", ""),
+                kubernetes_version=version,
+            )
+            context.update(draft=draft, saved=True)
+        except Conflict as exc:
+            context["conflict"] = exc
+        except DraftInputError as exc:
+            context["problem"] = f"Not saved: {exc}"
+    status = 409 if context["conflict"] and not request.htmx else 200
+    if not request.htmx:
+        if context["saved"]:
+            return redirect(draft)
+        page = _page_context(draft, parsed.documents, version)
+        page.update(context)
+        return render(request, "editor/draft_edit.html", page, status=status)
+    response = render(request, "editor/save_status.html", context, status=status)
+    if context["saved"]:
+        response["HX-Trigger"] = "editor:saved"
+    return response

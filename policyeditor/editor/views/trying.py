@@ -1,0 +1,77 @@
+"""The Try-it tab: evaluate the draft as it is in the form against an object."""
+
+from __future__ import annotations
+
+import difflib
+import json
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_POST
+
+from policyeditor.editor import live
+from policyeditor.editor.access import get_draft_for
+from policyeditor.editor.formdata import parse_post
+from policyeditor.editor.views.editing import _version
+from policyeditor.engine.manifests import dump_documents
+
+
+def _diff_lines(before: dict | None, after: dict | None) -> list[tuple[str, str]]:
+    """A unified YAML diff of the input and mutated objects, as (css class, line) pairs."""
+    if before is None or after is None or before == after:
+        return []
+    old = dump_documents([before]).splitlines()
+    new = dump_documents([after]).splitlines()
+    lines = []
+    for line in difflib.unified_diff(old, new, "input", "mutated", lineterm="", n=3):
+        css = "ctx"
+        if line.startswith(("+++", "---")):
+            css = "head"
+        elif line.startswith("+"):
+            css = "add"
+        elif line.startswith("-"):
+            css = "del"
+        elif line.startswith("@@"):
+            css = "hunk"
+        lines.append((css, line))
+    return lines
+
+
+@require_POST
+def draft_try(request: HttpRequest, pk: int) -> HttpResponse:
+    """Evaluate the posted documents against the posted Try-it inputs; always 200."""
+    draft = get_draft_for(request.user, pk)
+    parsed = parse_post(request.POST)
+    version = _version(request, draft)
+    post = request.POST
+    inputs = live.TryInputs(
+        object=post.get("try_object", ""),
+        old_object=post.get("try_old_object", ""),
+        params=post.get("try_params", ""),
+        namespace_object=post.get("try_namespace_object", ""),
+        operation=post.get("try_operation", ""),
+        username=post.get("try_username", ""),
+        groups=post.get("try_groups", ""),
+        sub_resource=post.get("try_sub_resource", ""),
+        dry_run=post.get("try_dry_run") == "on",
+        authorizer=post.get("try_authorizer", ""),
+    )
+    problems = [message for _, message in parsed.problems]
+    outcome = (
+        live.TryOutcome(problems=problems)
+        if problems
+        else live.try_it(parsed.documents, inputs, version)
+    )
+    result = outcome.result or {}
+    mutated = result.get("object")
+    context = {
+        "draft": draft,
+        "outcome": outcome,
+        "result": result,
+        "mutated_yaml": dump_documents([mutated])
+        if draft.kind == "MAP" and isinstance(mutated, dict)
+        else "",
+        "diff": _diff_lines(outcome.input_object, mutated) if draft.kind == "MAP" else [],
+        "result_json": json.dumps(result, indent=2) if result else "",
+    }
+    return render(request, "editor/try_result.html", context)

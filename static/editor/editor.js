@@ -1,0 +1,233 @@
+// The editor page: rows, live errors at their fields, preview tabs, YAML mode, autosave, shortcuts.
+// No inline script or style anywhere (the CSP forbids both); everything hangs off data-action.
+(() => {
+  "use strict";
+  const editor = document.getElementById("editor");
+  if (!editor) return;
+  const form = document.getElementById("editor-form");
+  const draftId = editor.dataset.draft;
+  const storageKey = `policyeditor:draft:${draftId}`;
+  let dirty = false;
+
+  const changed = () => {
+    dirty = true;
+    form.dispatchEvent(new CustomEvent("editor:changed", { bubbles: true }));
+  };
+
+  // --- rows, pairs and documents: added, removed and reordered without a reload ---------------
+  const renumber = (root) => {
+    root.querySelectorAll(".rows-list").forEach((list) => {
+      [...list.children].forEach((row, i) => {
+        const number = row.querySelector(":scope > .row-tools > .row-number");
+        if (number) number.textContent = `#${i + 1}`;
+      });
+    });
+  };
+
+  form.addEventListener("click", (event) => {
+    const button = event.target.closest("[data-action]");
+    if (!button || !form.contains(button)) return;
+    const action = button.dataset.action;
+    const row = button.closest(".row");
+    if (action === "remove-row" && row) {
+      const next = row.nextElementSibling || row.previousElementSibling;
+      row.remove();
+      (next?.querySelector("input, textarea, select") || form).focus?.();
+    } else if (action === "move-up" && row?.previousElementSibling) {
+      row.parentElement.insertBefore(row, row.previousElementSibling);
+      button.focus();
+    } else if (action === "move-down" && row?.nextElementSibling) {
+      row.parentElement.insertBefore(row.nextElementSibling, row);
+      button.focus();
+    } else if (action === "add-pair") {
+      const map = button.closest(".map");
+      const clone = map.querySelector(":scope > template.kv-template").content.cloneNode(true);
+      const list = map.querySelector(":scope > .map-list");
+      list.appendChild(clone);
+      list.lastElementChild.querySelector("input").focus();
+    } else if (action === "remove-pair") {
+      button.closest(".kv").remove();
+    } else if (action === "remove-document") {
+      button.closest(".document").remove();
+    } else {
+      return;
+    }
+    renumber(form);
+    changed();
+  });
+
+  form.addEventListener("input", () => { dirty = true; });
+
+  // --- CEL fields: line numbers and auto-height --------------------------------
+  const syncGutter = (area) => {
+    const gutter = area.parentElement.querySelector(".cel-gutter");
+    const lines = area.value.split("\n").length;
+    area.rows = Math.max(2, Math.min(lines, 16));
+    if (gutter) gutter.textContent = Array.from({ length: lines }, (_, i) => i + 1).join("\n");
+    if (gutter) gutter.scrollTop = area.scrollTop;
+  };
+  const initCel = (root) => root.querySelectorAll("textarea.cel").forEach(syncGutter);
+  form.addEventListener("input", (e) => { if (e.target.matches("textarea.cel")) syncGutter(e.target); });
+  form.addEventListener("scroll", (e) => { if (e.target.matches?.("textarea.cel")) syncGutter(e.target); }, true);
+
+  // --- live errors: each one goes to the control that shows its Kubernetes path ----------------
+  const placeIssues = () => {
+    form.querySelectorAll(".live-errors").forEach((box) => { box.replaceChildren(); });
+    form.querySelectorAll("[aria-invalid=true]").forEach((el) => el.removeAttribute("aria-invalid"));
+    form.querySelectorAll("details.section").forEach((d) => d.classList.remove("has-errors"));
+    form.querySelectorAll(".section-count").forEach((c) => { c.textContent = ""; });
+    document.querySelectorAll("#live .issue[data-for]").forEach((item) => {
+      const target = item.dataset.for;
+      if (!target) return;
+      const box = form.querySelector(`.live-errors[data-errors-for="${CSS.escape(target)}"]`);
+      if (!box) return;
+      const p = document.createElement("p");
+      const level = item.dataset.level;
+      p.className = level === "warning" ? "field-warning" : "field-error";
+      p.textContent = item.querySelector(".issue-text").textContent;
+      box.appendChild(p);
+      item.classList.add("placed");
+      if (level !== "warning") {
+        const control = form.querySelector(`[name="${CSS.escape(target)}"]`);
+        control?.setAttribute("aria-invalid", "true");
+        const section = box.closest("details.section");
+        if (section) {
+          section.classList.add("has-errors");
+          section.open = true;
+          const count = section.querySelector(".section-count");
+          count.textContent = String((parseInt(count.textContent || "0", 10) || 0) + 1);
+        }
+      }
+    });
+  };
+
+  // --- autosave of unsaved state in this browser, restore offer, leave guard -------------------
+  const state = () => document.getElementById("live-state");
+  const initial = state()?.dataset.documents || "[]";
+  const saveLocal = () => {
+    const s = state();
+    if (!dirty || !s?.dataset.documents) return;
+    const record = { documents: s.dataset.documents, version: s.dataset.version,
+      revision: document.getElementById("expected-revision").value, at: new Date().toISOString() };
+    try { localStorage.setItem(storageKey, JSON.stringify(record)); } catch (_) { /* storage full or off */ }
+  };
+  const clearLocal = () => { try { localStorage.removeItem(storageKey); } catch (_) { /* ignore */ } };
+  const offerRestore = () => {
+    let record = null;
+    try { record = JSON.parse(localStorage.getItem(storageKey) || "null"); } catch (_) { record = null; }
+    if (!record || record.documents === initial) return;
+    const banner = document.getElementById("restore-banner");
+    banner.querySelector("span").textContent =
+      `Unsaved changes from ${new Date(record.at).toLocaleString()} (based on r${record.revision}) were found in this browser.`;
+    banner.hidden = false;
+    banner.addEventListener("click", (event) => {
+      const action = event.target.closest("[data-action]")?.dataset.action;
+      if (action === "restore") {
+        htmx.ajax("POST", editor.dataset.formUrl, { target: "#documents", swap: "innerHTML",
+          values: { documents: record.documents } }).then(() => { dirty = true; });
+        banner.hidden = true;
+      } else if (action === "discard") {
+        clearLocal();
+        banner.hidden = true;
+      }
+    });
+  };
+  window.addEventListener("beforeunload", (event) => {
+    if (dirty) { event.preventDefault(); event.returnValue = ""; }
+  });
+  document.body.addEventListener("editor:saved", () => { dirty = false; clearLocal(); });
+
+  // --- htmx hooks -----------------------------------------------------------------------------
+  document.body.addEventListener("htmx:afterSwap", (event) => {
+    const target = event.detail.target;
+    if (target.id === "live") {
+      placeIssues();
+      highlightYaml();
+      saveLocal();
+      document.body.dispatchEvent(new CustomEvent("editor:validated"));
+    } else if (target.id === "documents" || target.closest?.(".rows-list")) {
+      initCel(target);
+      renumber(form);
+      changed();
+    }
+  });
+
+  // --- YAML preview: highlight, copy, download, edit mode ---------------------------------------
+  const escape = (s) => s.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" }[c]));
+  const highlightYaml = () => {
+    const pre = document.getElementById("yaml-preview");
+    if (!pre) return;
+    const text = pre.textContent;
+    pre.dataset.source = text;
+    pre.innerHTML = text.split("\n").map((line) => {
+      if (/^\s*#/.test(line)) return `<span class="y-comment">${escape(line)}</span>`;
+      if (line === "---") return `<span class="y-sep">---</span>`;
+      const m = line.match(/^(\s*(?:- )?)([^\s:'"][^:]*?|"[^"]*"|'[^']*')(:)(\s.*|)$/);
+      if (m) return `${escape(m[1])}<span class="y-key">${escape(m[2])}</span>${m[3]}<span class="y-value">${escape(m[4])}</span>`;
+      return escape(line);
+    }).join("\n");
+  };
+  const yamlText = () => document.getElementById("yaml-preview").dataset.source ?? document.getElementById("yaml-preview").textContent;
+  const status = (text) => { document.getElementById("copy-status").textContent = text; };
+  const editBox = document.getElementById("yaml-edit-box");
+  const preview = document.getElementById("yaml-preview");
+  const yamlEdit = document.getElementById("yaml-edit");
+  document.getElementById("panel-yaml").addEventListener("click", async (event) => {
+    const button = event.target.closest("[data-action]");
+    if (!button) return;
+    if (button.dataset.action === "copy-yaml") {
+      try { await navigator.clipboard.writeText(yamlText()); status("Copied."); } catch (_) { status("Copy failed: select the text and copy it."); }
+    } else if (button.dataset.action === "download-yaml") {
+      const url = URL.createObjectURL(new Blob([yamlText()], { type: "application/yaml" }));
+      const a = Object.assign(document.createElement("a"), { href: url, download: `${editor.querySelector("h1").textContent.trim() || "draft"}.yaml` });
+      document.body.appendChild(a); a.click(); a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } else if (button.dataset.action === "toggle-yaml-edit") {
+      const editing = editBox.hidden;
+      editBox.hidden = !editing;
+      preview.hidden = editing;
+      button.setAttribute("aria-pressed", String(editing));
+      button.textContent = editing ? "Back to preview" : "Edit YAML";
+      if (editing) { yamlEdit.value = yamlText(); yamlEdit.focus(); }
+    }
+  });
+  yamlEdit.addEventListener("input", () => { dirty = true; });
+
+  // --- tabs and keyboard shortcuts --------------------------------------------------------------
+  const tabs = [...document.querySelectorAll('.preview [role="tab"]')];
+  const selectTab = (tab) => {
+    tabs.forEach((t) => {
+      const on = t === tab;
+      t.setAttribute("aria-selected", String(on));
+      t.tabIndex = on ? 0 : -1;
+      document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
+    });
+    tab.focus();
+    if (tab.id === "tab-try") htmx.trigger("#try-form", "submit");
+  };
+  tabs.forEach((tab, i) => {
+    tab.addEventListener("click", () => selectTab(tab));
+    tab.addEventListener("keydown", (e) => {
+      if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+        selectTab(tabs[(i + (e.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length]);
+      }
+    });
+  });
+  document.addEventListener("keydown", (e) => {
+    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s") {
+      e.preventDefault();
+      document.getElementById("save-button").click();
+    } else if (e.altKey && (e.key === "1" || e.key === "2")) {
+      e.preventDefault();
+      selectTab(tabs[Number(e.key) - 1]);
+    } else if ((e.ctrlKey || e.metaKey) && e.key === "Enter" && e.target.closest("#try-form")) {
+      e.preventDefault();
+      htmx.trigger("#try-form", "submit");
+    }
+  });
+
+  initCel(form);
+  renumber(form);
+  highlightYaml();
+  offerRestore();
+})();

@@ -1,0 +1,87 @@
+"""Read a rendered editor form the way a browser submits it (a test helper)."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from django.http import QueryDict
+
+
+class _FormReader(HTMLParser):
+    """Collects the successful controls of one form, skipping <template> contents."""
+
+    def __init__(self, form_id: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.form_id = form_id
+        self.depth = 0  # >0 while inside the form
+        self.in_template = 0
+        self.pairs: list[tuple[str, str]] = []
+        self._textarea: list | None = None
+        self._select: dict | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form" and a.get("id") == self.form_id:
+            self.depth = 1
+            return
+        if not self.depth:
+            return
+        if tag == "template":
+            self.in_template += 1
+        if self.in_template or "disabled" in a:
+            return
+        name = a.get("name")
+        if tag == "input" and name:
+            kind = a.get("type", "text")
+            if kind in ("checkbox", "radio"):
+                if "checked" in a:
+                    self.pairs.append((name, a.get("value", "on")))
+            elif kind not in ("submit", "button", "file"):
+                self.pairs.append((name, a.get("value", "")))
+        elif tag == "textarea" and name:
+            self._textarea = [name, ""]
+        elif tag == "select" and name:
+            self._select = {"name": name, "first": None, "chosen": None}
+        elif tag == "option" and self._select is not None:
+            value = a.get("value")
+            self._select["pending"] = value
+            if self._select["first"] is None:
+                self._select["first"] = value
+            if "selected" in a:
+                self._select["chosen"] = value
+
+    def handle_data(self, data):
+        if self._textarea is not None:
+            self._textarea[1] += data
+
+    def handle_endtag(self, tag):
+        if not self.depth:
+            return
+        if tag == "template":
+            self.in_template -= 1
+        elif tag == "textarea" and self._textarea is not None:
+            name, text = self._textarea
+            # Browsers drop one leading newline of a textarea's content.
+            self.pairs.append((name, text[1:] if text.startswith("\n") else text))
+            self._textarea = None
+        elif tag == "select" and self._select is not None:
+            chosen = self._select["chosen"]
+            self.pairs.append(
+                (
+                    self._select["name"],
+                    chosen if chosen is not None else self._select["first"] or "",
+                )
+            )
+            self._select = None
+        elif tag == "form":
+            self.depth = 0
+
+
+def form_data(html: str, form_id: str = "editor-form") -> QueryDict:
+    """The QueryDict a browser would post for form `form_id` of `html`."""
+    reader = _FormReader(form_id)
+    reader.feed(html)
+    data = QueryDict(mutable=True)
+    for name, value in reader.pairs:
+        data.appendlist(name, value)
+    return data
