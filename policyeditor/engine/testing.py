@@ -239,7 +239,7 @@ def run_case(case: TestCase) -> CaseResult:
 
 
 def _evaluate_case(case: TestCase) -> CaseResult:
-    from policyeditor.engine import admission, validation, versions
+    from policyeditor.engine import validation, versions
     from policyeditor.engine.errors import InputError
     from policyeditor.engine.testing_authorizer import MockAuthorizer, parse_entries
 
@@ -252,6 +252,8 @@ def _evaluate_case(case: TestCase) -> CaseResult:
         return CaseResult(
             case=case, passed=False, failures=["the policies are not valid:", *problems]
         )
+    from policyeditor.engine import admission
+
     documents = _cel_only(case.documents, case.policy) if case.cel_only else case.documents
     if case.layout == "policytest" and case.binding is None:
         documents = [d for d in documents if d.get("kind") in POLICY_KINDS]
