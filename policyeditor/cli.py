@@ -370,26 +370,54 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_cel(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Compile and evaluate one expression with object/oldObject/params from files."""
-    from policyeditor.engine import cel
-
     version = _version(args)
+    obj = _load_one(args.object, "object")
+    old = _load_one(args.old_object, "old object")
+    params = _load_one(args.params, "param object")
+    from policyeditor.engine import cel
+    from policyeditor.engine.request import AdmissionRequest
+
+    request = None
+    if obj is not None or old is not None:
+        # the `request` variable a policy would see for these objects
+        request = AdmissionRequest.build(object=obj, old_object=old, version=version).to_cel()
     result = cel.evaluate_expression(
-        args.expression,
-        version=version,
-        object=_load_one(args.object, "object"),
-        old_object=_load_one(args.old_object, "old object"),
-        params=_load_one(args.params, "param object"),
+        args.expression, object=obj, old_object=old, params=params, request=request, version=version
     )
-    data = result.to_dict() if hasattr(result, "to_dict") else dict(vars(result))
-    errors = [str(e) for e in (data.get("errors") or [])]
+    data = cel_result_to_dict(result)
     if args.output == "json":
         _dump(data, "json", out)
-    elif errors:
-        for text in errors:
-            err.write(text + "\n")
+    elif data["errors"]:
+        for issue in data["errors"]:
+            err.write(issue["text"] + "\n")
     else:
-        out.write(json.dumps(data.get("value"), default=str) + "\n")
-    return EXIT_FAILED if errors else EXIT_OK
+        out.write(json.dumps(data["value"], default=str) + "\n")
+    for warning in data["warnings"] if args.output == "text" else []:
+        err.write(f"warning: {warning}\n")
+    return EXIT_FAILED if data["errors"] else EXIT_OK
+
+
+def cel_result_to_dict(result: Any) -> dict[str, Any]:
+    """JSON form of evaluate_expression's answer: a CompileResult (errors) or an EvalResult."""
+    issues = list(getattr(result, "errors", None) or [])
+    error = getattr(result, "error", None)
+    if error is not None:
+        issues.append(error)
+    return {
+        "value": getattr(result, "value", None) if not issues else None,
+        "cost": getattr(result, "cost", None),
+        "errors": [
+            {
+                "message": getattr(issue, "message", str(issue)),
+                "line": getattr(issue, "line", None),
+                "column": getattr(issue, "column", None),
+                "phase": getattr(issue, "phase", ""),
+                "text": str(issue),
+            }
+            for issue in issues
+        ],
+        "warnings": [str(w) for w in getattr(result, "warnings", None) or []],
+    }
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m policyeditor.cli`

@@ -196,3 +196,38 @@ def test_the_installed_console_script_runs_the_external_kaptest_manifest():
     assert "not-exist.yaml: file not found" in completed.stdout
     assert completed.stdout.splitlines()[-1] == "0 passed, 1 failed"
     assert "Traceback" not in completed.stderr
+
+
+DEPLOYMENT_3 = SUITES / "passing" / "policytest" / "objects" / "deployment-3.yaml"
+
+
+def test_cel_prints_the_value_as_json():
+    status, out, _ = run("cel", "object.spec.replicas * 2", "--object", str(DEPLOYMENT_3))
+    assert (status, out) == (0, "6\n")
+
+
+def test_cel_sees_the_request_built_from_the_object():
+    status, out, _ = run(
+        "cel", "request.operation + ' ' + request.resource.resource", "--object", str(DEPLOYMENT_3)
+    )
+    assert (status, out) == (0, '"CREATE deployments"\n')
+
+
+def test_cel_compile_error_prints_the_caret_and_exits_1():
+    status, out, err = run("cel", "x + 1")
+    assert status == 1 and out == ""
+    assert "ERROR: <input>:1:1: undeclared reference to 'x'" in err
+    assert " | x + 1\n | ^" in err
+
+
+def test_cel_runtime_error_exits_1_with_the_cel_message():
+    status, _, err = run("cel", "object.spec.nope", "--object", str(DEPLOYMENT_3))
+    assert status == 1
+    assert "no such key: nope" in err
+
+
+def test_cel_json_output_has_value_cost_errors_and_warnings():
+    status, out, _ = run("cel", "[1, 2].size()", "-o", "json")
+    data = json.loads(out)
+    assert status == 0
+    assert data["value"] == 2 and data["errors"] == [] and isinstance(data["cost"], int)
