@@ -27,6 +27,8 @@ _LOGIC = frozenset({"_&&_", "_||_"})
 
 def call_cost(function: str) -> int:
     """Runtime cost of one call of function (sizes unknown: cel-go's minimum)."""
+    if function == "__k8s_variable":
+        return 2  # cel-go: the `variables` identifier plus the field selection
     if function in _FREE_CALLS:
         return 0
     if function == "__k8s_object" or function == "__k8s_jsonpatch":

@@ -35,6 +35,14 @@ class Environment:
     mutating: bool = False
 
 
+def cel_type(type_text: str) -> Any:
+    """A cel.Type from a cel-go type string ("list(int)", "map(string, dyn)", "net.IP")."""
+    if type_text == "null_type":
+        return cel.Type.NULL
+    # cel-expr-python signatures use angle brackets: "list(int)" would name an opaque type.
+    return cel.Type(type_text.replace("(", "<").replace(")", ">"))
+
+
 def _config_yaml(features: FeatureSet) -> str:
     # strings v2 and sets are in every version we target (1.29+); optional types from 1.28.
     lines = ["extensions:", "- name: strings", "  version: 2", "- name: optional", "- name: sets"]
@@ -99,7 +107,7 @@ def get_environment(
         env = cel.NewEnv(
             _pool(),
             config=config,
-            variables={name: cel.Type(type_name) for name, type_name in variables.items()},
+            variables={name: cel_type(type_name) for name, type_name in variables.items()},
             functions=functions,
             extensions=extensions,
         )

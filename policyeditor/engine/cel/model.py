@@ -67,6 +67,15 @@ class EvalResult:
         """True when the evaluation produced a value."""
         return self.error is None
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form for the API and `policyeditor cel -o json`."""
+        return {
+            "value": self.value,
+            "error": str(self.error) if self.error is not None else None,
+            "errors": [str(self.error)] if self.error is not None else [],
+            "cost": self.cost,
+        }
+
 
 @dataclass
 class CompileResult:
@@ -83,6 +92,17 @@ class CompileResult:
     def ok(self) -> bool:
         """True when the expression compiled."""
         return not self.errors and self.program is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: errors as cel-go prints them, plus their positions."""
+        return {
+            "ok": self.ok,
+            "errors": [str(issue) for issue in self.errors],
+            "issues": [issue.to_dict() for issue in self.errors],
+            "warnings": list(self.warnings),
+            "estimatedCost": self.estimated_cost,
+            "outputType": self.output_type,
+        }
 
     def error_text(self) -> str:
         """All errors as cel-go prints them (the text after `compilation failed: `)."""

@@ -10,7 +10,7 @@ from . import runtime_state
 
 # Hidden key that carries an `Object.x.y{...}` construction's type name through CEL until the
 # enclosing construction checks it against the field path (KUBERNETES.md 14.3).
-TYPE_KEY = "\x00$type"
+TYPE_KEY = "@policyeditor/construction-type"
 
 VARIABLE_FN = "__k8s_variable"
 OBJECT_FN = "__k8s_object"

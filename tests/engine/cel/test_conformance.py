@@ -76,9 +76,7 @@ def _run(record: dict):
     return "value", "", result.value
 
 
-@pytest.mark.parametrize(
-    "record", VECTORS, ids=[vector_id(r, i) for i, r in enumerate(VECTORS)]
-)
+@pytest.mark.parametrize("record", VECTORS, ids=[vector_id(r, i) for i, r in enumerate(VECTORS)])
 def test_vector_matches_kubernetes(record: dict) -> None:
     phase, message, value = _run(record)
     if "expect_error" in record:
