@@ -8,12 +8,38 @@ only as text.
 
 from __future__ import annotations
 
+import base64
 import logging
+import math
 from typing import Any
 
 from policyeditor.engine.errors import FieldError, InputError
+from policyeditor.engine.versions import MUTATING_KINDS, VALIDATING_KINDS
 
 logger = logging.getLogger(__name__)
+
+
+def jsonable(value: Any) -> Any:
+    """Values JSON cannot carry made representable (as protojson writes them): the JSON
+    renderer would otherwise fail on NaN, infinities or bytes that a CEL result may hold."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, dict):
+        return {_key(key): jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(item) for item in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+def _key(key: Any) -> str:
+    """A map key as JSON writes it (CEL maps may have int, uint or bool keys)."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return key if isinstance(key, str) else str(key)
 
 
 def _problem(detail: str, *, status: int = 400, errors: list[dict] | None = None) -> dict:
@@ -44,6 +70,7 @@ def validate_bundle(documents: list[dict], version: str) -> dict[str, Any]:
         warnings = [
             (index, warning)
             for index, doc in enumerate(documents)
+            if doc.get("kind") in POLICY_KINDS
             for warning in validation.warnings_for(doc, version=version)
         ]
     except InputError as exc:
@@ -54,6 +81,9 @@ def validate_bundle(documents: list[dict], version: str) -> dict[str, Any]:
         "errors": [_located(documents, index, error) for index, error in errors],
         "warnings": [_located(documents, index, warning) for index, warning in warnings],
     }
+
+
+POLICY_KINDS = frozenset(VALIDATING_KINDS + MUTATING_KINDS)
 
 
 def _authorizer(entries: list[dict] | None):
@@ -99,6 +129,78 @@ def evaluate_bundle(payload: dict[str, Any]) -> dict[str, Any]:
         )
     except InputError as exc:
         return _problem(str(exc))
-    body = result.to_dict()
+    body = jsonable(result.to_dict())
     body["kubernetesVersion"] = version
     return body
+
+
+def evaluate_cel(payload: dict[str, Any]) -> dict[str, Any]:
+    """Compile and evaluate one expression; compile and runtime errors are part of the answer."""
+    from policyeditor.engine import cel
+
+    version = payload["kubernetesVersion"]
+    context = cel.Context(payload.get("context") or cel.Context.VALIDATION)
+    env_type = cel.EnvType(payload.get("envType") or cel.EnvType.NEW_EXPRESSIONS)
+    variables = [(item["name"], item["expression"]) for item in payload.get("variables") or []]
+    try:
+        authorizer = _authorizer(payload.get("authorizer"))
+    except ValueError as exc:
+        return _problem(str(exc))
+    mutating = context == cel.Context.MUTATION
+    params = payload.get("params")
+    try:
+        result = cel.evaluate_expression(
+            payload["expression"],
+            object=payload.get("object"),
+            old_object=payload.get("oldObject"),
+            params=params,
+            request=payload.get("request"),
+            namespace_object=payload.get("namespaceObject"),
+            authorizer=authorizer,
+            variables=variables,
+            version=version,
+            context=context,
+            env_type=env_type,
+            mutating=mutating,
+        )
+        # The same compilation again is a cache hit: it gives the estimate and the warnings.
+        _, declarations = cel.compile_variables(
+            variables,
+            version=version,
+            declarations=cel.Declarations(has_params=params is not None, mutating=mutating),
+            env_type=env_type,
+        )
+        compiled = cel.compile_expression(
+            payload["expression"],
+            context=context,
+            version=version,
+            declarations=declarations,
+            env_type=env_type,
+        )
+    except InputError as exc:
+        return _problem(str(exc))
+    body: dict[str, Any] = {
+        "value": None,
+        "error": None,
+        "cost": None,
+        "estimatedCost": compiled.estimated_cost,
+        "warnings": list(compiled.warnings),
+        "kubernetesVersion": version,
+    }
+    if isinstance(result, cel.CompileResult):
+        issue = result.errors[0] if result.errors else None
+        body["error"] = _issue(issue) if issue else None
+        body["errors"] = [_issue(item) for item in result.errors]
+        return body
+    body["value"] = jsonable(result.value)
+    body["cost"] = result.cost
+    body["error"] = _issue(result.error) if result.error else None
+    body["errors"] = [body["error"]] if result.error else []
+    return body
+
+
+def _issue(issue: Any) -> dict[str, Any]:
+    """A CelIssue as JSON, with the full cel-go text as the API server would print it."""
+    data = issue.to_dict()
+    data["text"] = str(issue)
+    return data
