@@ -91,6 +91,7 @@ def validate(checked: Any) -> list[Finding]:
     """Homogeneous aggregate literals, literal arguments and functions Kubernetes lacks."""
     findings: list[Finding] = []
     skip_maps: set[int] = set()
+    skip_literals: set[int] = set()
     for node in walk(checked.expr):
         kind = node.WhichOneof("expr_kind")
         if kind == "call_expr":
@@ -98,10 +99,13 @@ def validate(checked: Any) -> list[Finding]:
             if function in (OBJECT_FN, JSONPATCH_FN):
                 # The field maps of constructions are heterogeneous by nature.
                 skip_maps.update(arg.id for arg in node.call_expr.args)
+            elif function == "format":
+                # cel-go exempts every literal inside a string format call (mixed argument lists).
+                skip_literals.update(n.id for n in walk(node) if n is not node)
             elif function in FORBIDDEN_FUNCTIONS:
                 findings.append((node.id, f"undeclared reference to '{function}'"))
             else:
                 findings.extend(_literal(node))
-        elif kind in ("list_expr", "struct_expr"):
+        elif kind in ("list_expr", "struct_expr") and node.id not in skip_literals:
             findings.extend(_homogeneous(checked, node, skip_maps))
     return findings
