@@ -139,7 +139,9 @@
 
   // --- htmx hooks -----------------------------------------------------------------------------
   document.body.addEventListener("htmx:afterSwap", (event) => {
-    const target = event.detail.target;
+    // OOB swaps fire afterSwap too; react once, to the element that was actually swapped.
+    const target = event.target;
+    if (target !== event.detail.target) return;
     if (target.id === "live") {
       placeIssues();
       highlightYaml();

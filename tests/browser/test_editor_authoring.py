@@ -1,0 +1,88 @@
+"""Authoring a policy in a real browser: form, live errors, rows, YAML mode, save."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from policyeditor.editor.models import Draft
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def _shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def _new_vap(page, name: str = "replicas.example.com") -> None:
+    page.goto("/drafts/new/")
+    page.get_by_label("ValidatingAdmissionPolicy").check()
+    page.get_by_label("Policy name").fill(name)
+    page.get_by_role("button", name="Create draft").click()
+    page.wait_for_url("**/drafts/*/")
+    expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
+
+
+def _validation_expression(page, index: int = 0):
+    section = page.locator('details[data-section="validations"]')
+    return section.locator("textarea.cel").nth(index * 2)
+
+
+def test_a_vap_built_from_scratch_shows_an_error_while_typing_and_loses_it_when_fixed(alice_page):
+    page = alice_page
+    _new_vap(page)
+    expression = _validation_expression(page)
+    expression.fill("object.spec.replicas <= 5)")
+    field_error = page.locator(
+        'details[data-section="validations"] .live-errors .field-error'
+    ).first
+    expect(field_error).to_contain_text("Syntax error")
+    expect(page.locator("#status-badge")).to_have_text("1 error")
+    expect(expression).to_have_attribute("aria-invalid", "true")
+    _shot(page, "editor-live-error")
+    expression.fill("object.spec.replicas <= 5")
+    expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
+    expect(field_error).to_have_count(0)
+    assert page.console_errors == []
+
+
+def test_adding_a_validation_row_without_reload_and_saving_it_creates_a_revision(alice_page):
+    page = alice_page
+    _new_vap(page)
+    page.get_by_role("button", name="+ Add validation").click()
+    second = _validation_expression(page, 1)
+    expect(second).to_be_visible()
+    second.fill("object.spec.replicas > 0")
+    page.locator('details[data-section="validations"] input[name$=".message"]').nth(1).fill(
+        "need a replica"
+    )
+    expect(page.locator("#yaml-preview")).to_contain_text("object.spec.replicas > 0")
+    page.get_by_label("Revision note").fill("add lower bound")
+    page.keyboard.press("Control+s")
+    expect(page.locator("#save-status")).to_contain_text("Saved revision 2")
+    draft = Draft.objects.get(name="replicas.example.com")
+    validations = draft.documents[0]["spec"]["validations"]
+    assert validations[1] == {"expression": "object.spec.replicas > 0", "message": "need a replica"}
+    assert draft.revisions.get(number=2).note == "add lower bound"
+
+
+def test_yaml_mode_edits_update_the_form_and_back(alice_page):
+    page = alice_page
+    _new_vap(page)
+    page.get_by_role("button", name="Edit YAML").click()
+    editor = page.get_by_label("YAML (edits update the form)")
+    text = editor.input_value().replace("at most 5 replicas", "five is the limit")
+    editor.fill(text)
+    message = page.locator('details[data-section="validations"] input[name$=".message"]').first
+    expect(message).to_have_value("five is the limit")
+    editor.fill("kind: [unclosed")
+    expect(page.locator("#yaml-problem")).not_to_be_empty()
+    expect(message).to_have_value("five is the limit")
+    page.get_by_role("button", name="Back to preview").click()
+    expect(page.locator("#yaml-preview")).to_contain_text("five is the limit")
+    _shot(page, "editor-yaml")
