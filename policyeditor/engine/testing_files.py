@@ -74,6 +74,11 @@ def load_list(path: Path, *, what: str) -> list[Any]:
     wrapped = "entries:\n" + textwrap.indent(text, "  ")
     try:
         docs = manifests.load_documents(wrapped, source=display(path))
+    except manifests.ManifestError as error:
+        # the wrapper line shifts every line by one: report the line of the user's file
+        line = error.line - 1 if error.line else None
+        where = f"line {line}: " if line else ""
+        raise SuiteError(display(path), f"{where}{error.problem}") from None
     except InputError as error:
         raise SuiteError(display(path), _strip_source(str(error), path)) from None
     entries = docs[0].get("entries") if len(docs) == 1 else None

@@ -192,3 +192,15 @@ def test_an_empty_tests_folder_is_a_suite_error(tmp_path):
     (tmp_path / "tests").mkdir()
     with pytest.raises(SuiteError, match="no test files"):
         load_kat(tmp_path)
+
+
+def test_broken_authorizer_yaml_reports_the_line_of_the_file(tmp_path):
+    files = {
+        "p.x.allow.object.yaml": OBJECT,
+        "p.x.allow.authorizer.yaml": "- verb: get\n  decision: : x\n",
+    }
+    cases = _cases(_suite(tmp_path, files))
+    assert (
+        "p.x.allow.authorizer.yaml: line 2: mapping values are not allowed"
+        in cases["p.x.allow"].error
+    )
