@@ -247,7 +247,9 @@ def _evaluate_case(case: TestCase) -> CaseResult:
         version = versions.normalize_version(case.version)
     except ValueError as error:
         return CaseResult(case=case, passed=False, failures=[str(error)])
-    problems = _validation_problems(case.documents, version, validation)
+    # kaptest checks manifests against the schema only, and its own examples rely on it (a
+    # messageExpression adding a string to an int variable): API-server validation is ours alone.
+    problems = [] if case.cel_only else _validation_problems(case.documents, version, validation)
     if problems:
         return CaseResult(
             case=case, passed=False, failures=["the policies are not valid:", *problems]

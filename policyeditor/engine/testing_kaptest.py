@@ -4,7 +4,9 @@ Objects, old objects, params and expected objects are references (kind + name, o
 version, namespace) into the `resources` files. kaptest evaluates CEL only, so its cases are marked
 `cel_only`: matchConstraints and failurePolicy do not take part, and request.dryRun is true. As in
 kaptest, the params object is found by the policy's paramKind and the test's `param` name, the
-namespace object by the object's namespace (it must be among the resources).
+namespace object by the object's namespace (it must be among the resources). Policies are not put
+through API-server validation first: kaptest only checks them against the schema, and its own
+examples rely on that.
 """
 
 from __future__ import annotations
