@@ -20,6 +20,9 @@ from .errors import guarded
 #   times"); it merges only through a cel.CelExtension listed *after* the built-in extensions. In
 #   that path implementation-less overloads still take a runtime slot, so such a function gets one
 #   overload per slot.
+# - In the NewEnv(functions=...) path a top-level `dyn` parameter never matches at runtime ("No
+#   matching overloads found"); through a CelExtension it matches anything. Specs with a dyn
+#   parameter therefore go the extension way (registry.env_declarations).
 # - Type parameters (list(A)) cannot be given from Python; generic functions use dyn.
 # - A Python implementation cannot return an optional value (see formats_decls.py).
 

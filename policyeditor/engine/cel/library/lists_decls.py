@@ -77,7 +77,12 @@ def specs(version: int) -> list[Spec]:
         for kind in INCLUDES_RECEIVERS:
             out.append(
                 Spec(
-                    "includes", f"{kind}_includes_dyn", (kind, "dyn"), "bool", True, lists.includes
+                    "includes",
+                    f"{kind.split('<')[0]}_includes_dyn",
+                    (kind, "dyn"),
+                    "bool",
+                    True,
+                    lists.includes,
                 )
             )
     return out

@@ -129,8 +129,10 @@ def env_declarations(libraries: Iterable[Library]) -> EnvDeclarations:
     specs: list[Spec] = []
     for lib in libraries:
         specs.extend(lib.specs())
-    plain = merge_slots([s for s in specs if not s.extension], one_per_slot=False)
-    extended = merge_slots([s for s in specs if s.extension], one_per_slot=True)
+    # A top-level dyn parameter only dispatches at runtime through the CelExtension path.
+    via_extension = [s for s in specs if s.extension or "dyn" in s.params]
+    plain = merge_slots([s for s in specs if s not in via_extension], one_per_slot=False)
+    extended = merge_slots(via_extension, one_per_slot=True)
     return EnvDeclarations(build_function_decls(plain), build_function_decls(extended))
 
 

@@ -1,0 +1,71 @@
+"""CEL declarations of kubernetes.Semver (version 1 adds the `normalize` overloads)."""
+
+from __future__ import annotations
+
+from . import semver
+from .decls import Spec
+from .types import SEMVER, SemverMessage
+
+
+def semver_message(version: semver.Version) -> object:
+    """The CEL value of a version (build metadata dropped: it does not take part in equality)."""
+    return SemverMessage(
+        major=version.major, minor=version.minor, patch=version.patch, pre=version.pre_text()
+    )
+
+
+def version_of(message: object) -> semver.Version:
+    """The version inside a CEL value."""
+    pre_text: str = message.pre  # type: ignore[attr-defined]
+    pre = tuple(int(p) if p.isdigit() else p for p in pre_text.split(".")) if pre_text else ()
+    return semver.Version(message.major, message.minor, message.patch, pre)  # type: ignore[attr-defined]
+
+
+def _semver(text: str, normalize: bool = False) -> object:
+    return semver_message(semver.parse_semver(text, normalize))
+
+
+def _compare(left: object, right: object) -> int:
+    return version_of(left).compare(version_of(right))
+
+
+def specs(version: int) -> list[Spec]:
+    """All overloads of the library at `version`."""
+    S = SEMVER
+    out = [
+        Spec("semver", "string_to_semver", ("string",), S, False, _semver),
+        Spec("isSemver", "is_semver_string", ("string",), "bool", False, semver.is_semver),
+        Spec(
+            "isGreaterThan",
+            "semver_is_greater_than",
+            (S, S),
+            "bool",
+            True,
+            lambda a, b: _compare(a, b) == 1,
+        ),
+        Spec(
+            "isLessThan",
+            "semver_is_less_than",
+            (S, S),
+            "bool",
+            True,
+            lambda a, b: _compare(a, b) == -1,
+        ),
+        Spec("compareTo", "semver_compare_to", (S, S), "int", True, _compare),
+        Spec("major", "semver_major", (S,), "int", True, lambda m: m.major),
+        Spec("minor", "semver_minor", (S,), "int", True, lambda m: m.minor),
+        Spec("patch", "semver_patch", (S,), "int", True, lambda m: m.patch),
+    ]
+    if version >= 1:
+        out += [
+            Spec("semver", "string_bool_to_semver", ("string", "bool"), S, False, _semver),
+            Spec(
+                "isSemver",
+                "is_semver_string_bool",
+                ("string", "bool"),
+                "bool",
+                False,
+                semver.is_semver,
+            ),
+        ]
+    return out
