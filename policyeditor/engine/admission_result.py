@@ -100,6 +100,11 @@ class PolicyOutcome:
     message: str = ""
     warnings: list[str] = field(default_factory=list)
     invocation: int = 1
+    # What this outcome contributes to the response: denials ({"message", "reason"}), the
+    # validation_failure audit entries and the published audit annotations (key -> value).
+    denials: list[dict] = field(default_factory=list)
+    audit_failures: list[dict] = field(default_factory=list)
+    annotations: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form with stable camelCase keys."""

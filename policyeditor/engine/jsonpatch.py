@@ -272,3 +272,29 @@ def apply_patch(document: Any, operations: list[dict]) -> Any:
             raise JSONPatchError(f"Unexpected kind: {json.dumps(op, default=str)}")
         doc = _apply_one(doc, op)
     return doc
+
+
+def diff_patch(before: Any, after: Any, path: str = "") -> list[dict]:
+    """A JSON Patch that turns `before` into `after` (maps member-wise, lists whole or per item)."""
+    if _json_equal(before, after) and type(before) is type(after):
+        return []
+    if isinstance(before, dict) and isinstance(after, dict):
+        ops: list[dict] = []
+        for key in before:
+            if key not in after:
+                ops.append({"op": "remove", "path": f"{path}/{escape_key(str(key))}"})
+        for key, value in after.items():
+            child = f"{path}/{escape_key(str(key))}"
+            if key not in before:
+                ops.append({"op": "add", "path": child, "value": copy.deepcopy(value)})
+            else:
+                ops.extend(diff_patch(before[key], value, child))
+        return ops
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        ops = []
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            ops.extend(diff_patch(old, new, f"{path}/{index}"))
+        return ops
+    if path == "":
+        return [{"op": "replace", "path": "", "value": copy.deepcopy(after)}]
+    return [{"op": "replace", "path": path, "value": copy.deepcopy(after)}]

@@ -1,0 +1,377 @@
+"""The public evaluation entry point: policies + bindings + a request -> the API server's answer.
+
+`evaluate()` runs MutatingAdmissionPolicies first (mutating admission precedes validating
+admission in kube-apiserver), then ValidatingAdmissionPolicies on the mutated object, and answers
+as the API server would: allowed or a Forbidden status with the denial text and HTTP code,
+warnings, audit annotations, the mutated object, and a record of every step per policy.
+
+Extension beyond the contract: `check_match=False` evaluates every selected policy without
+matching (the kaptest runner's behaviour, which does not apply matchConstraints).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from policyeditor.engine import jsonpatch, validating
+from policyeditor.engine.admission_result import EvaluationResult, PolicyOutcome, Step, worst
+from policyeditor.engine.matching import NamespaceSource
+from policyeditor.engine.mutating import evaluate_mutations, text_diff
+from policyeditor.engine.params import MISSING
+from policyeditor.engine.request import AdmissionRequest
+from policyeditor.engine.validating import EvalContext
+from policyeditor.engine.versions import DEFAULT_VERSION, normalize_version
+
+__all__ = [
+    "MISSING",
+    "AdmissionRequest",
+    "EvaluationResult",
+    "PolicyOutcome",
+    "Step",
+    "evaluate",
+    "forbidden_message",
+]
+
+_POLICY_OF = {
+    "ValidatingAdmissionPolicyBinding": "ValidatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding": "MutatingAdmissionPolicy",
+}
+_REASON_CODES = {
+    "Forbidden": 403,
+    "Unauthorized": 401,
+    "RequestEntityTooLarge": 413,
+    "Invalid": 422,
+}
+_ADMISSION_GROUP = "admissionregistration.k8s.io/"
+
+
+def _default_match_resources(criteria: Any) -> None:
+    if not isinstance(criteria, dict):
+        return
+    criteria.setdefault("matchPolicy", "Equivalent")
+    criteria.setdefault("namespaceSelector", {})
+    criteria.setdefault("objectSelector", {})
+    for key in ("resourceRules", "excludeResourceRules"):
+        for rule in criteria.get(key) or []:
+            if isinstance(rule, dict):
+                rule.setdefault("scope", "*")
+
+
+def _defaulted(doc: dict) -> dict:
+    """The API server's defaulting of the four kinds (KUBERNETES.md 7), on a copy."""
+    doc = copy.deepcopy(doc)
+    spec = doc.get("spec")
+    if not isinstance(spec, dict):
+        return doc
+    kind = doc.get("kind")
+    if kind in ("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy"):
+        spec.setdefault("failurePolicy", "Fail")
+        _default_match_resources(spec.get("matchConstraints"))
+    else:
+        _default_match_resources(spec.get("matchResources"))
+        ref = spec.get("paramRef")
+        if str(doc.get("apiVersion", "")).endswith("/v1alpha1") and isinstance(ref, dict):
+            ref.setdefault("parameterNotFoundAction", "Deny")
+    return doc
+
+
+def _classify(documents: list[dict]) -> tuple[dict[str, list[dict]], list[dict]]:
+    kinds: dict[str, list[dict]] = {k: [] for k in (*_POLICY_OF, *_POLICY_OF.values())}
+    others: list[dict] = []
+    for doc in documents:
+        if not isinstance(doc, dict):
+            continue
+        kind = doc.get("kind")
+        if kind in kinds and str(doc.get("apiVersion", "")).startswith(_ADMISSION_GROUP):
+            kinds[kind].append(_defaulted(doc))
+        else:
+            others.append(doc)
+    return kinds, others
+
+
+def _pairs(
+    policies: list[dict], bindings: list[dict], policy: str | None, binding: str | None
+) -> tuple[list[tuple[dict, list[dict | None]]], list[str]]:
+    """(policy, its bindings) to evaluate, honouring the policy/binding filters; notes on misses."""
+    notes: list[str] = []
+    selected_bindings = [b for b in bindings if binding is None or validating.name_of(b) == binding]
+    wanted_policy = policy
+    if binding is not None and selected_bindings and wanted_policy is None:
+        wanted_policy = str(validating.spec_of(selected_bindings[0]).get("policyName") or "")
+    names = {validating.name_of(p) for p in policies}
+    for b in selected_bindings:
+        target = str(validating.spec_of(b).get("policyName") or "")
+        if target not in names:
+            # The API server silently ignores a binding whose policy does not exist.
+            notes.append(
+                f"binding {validating.name_of(b)!r} names policy {target!r}, which is not given"
+            )
+    pairs: list[tuple[dict, list[dict | None]]] = []
+    for p in policies:
+        name = validating.name_of(p)
+        if wanted_policy is not None and name != wanted_policy:
+            continue
+        mine = [b for b in selected_bindings if validating.spec_of(b).get("policyName") == name]
+        if binding is not None and not mine:
+            continue
+        all_mine = [b for b in bindings if validating.spec_of(b).get("policyName") == name]
+        pairs.append((p, list(mine) if all_mine else []))
+    return pairs, notes
+
+
+def _namespace_for_cel(
+    request: AdmissionRequest, namespace_object: dict | None, resources: list[dict]
+) -> tuple[dict | None, NamespaceSource, str]:
+    """(namespaceObject for CEL, where selectors read namespace labels, not-found error)."""
+    namespaces = [
+        o
+        for o in resources
+        if isinstance(o, dict)
+        and o.get("kind") == "Namespace"
+        and o.get("apiVersion", "v1") == "v1"
+    ]
+    source = NamespaceSource(namespace_object=namespace_object, resources=resources)
+    kind = request.kind
+    is_namespace = (
+        kind.get("kind") == "Namespace"
+        and kind.get("group", "") == ""
+        and kind.get("version") == "v1"
+    )
+    if not request.namespace or is_namespace:
+        return None, source, ""
+    found = source.find(request.namespace)
+    if found is None and namespace_object is None and not namespaces:
+        # No namespaces were modelled at all: the namespace exists in any real cluster (the
+        # request could not be made otherwise), so stand in a bare one with its automatic label.
+        found = {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {
+                "name": request.namespace,
+                "labels": {"kubernetes.io/metadata.name": request.namespace},
+            },
+        }
+        source = NamespaceSource(namespace_object=found, resources=resources)
+    if found is None:
+        return None, source, f'namespaces "{request.namespace}" not found'
+    return found, source, ""
+
+
+def forbidden_message(request: AdmissionRequest, text: str) -> str:
+    """admission.NewForbidden: `<resource>[.<group>] "<name>" is forbidden: <text>`."""
+    resource = str(request.resource.get("resource") or "")
+    group = str(request.resource.get("group") or "")
+    qualified = f"{resource}.{group}" if group and resource else resource
+    name = request.name
+    if not name and isinstance(request.object, dict):
+        meta = (
+            request.object.get("metadata")
+            if isinstance(request.object.get("metadata"), dict)
+            else {}
+        )
+        name = str(meta.get("name") or meta.get("generateName") or "")
+    name = name or "Unknown"
+    if not qualified:
+        return f"forbidden: {text}"
+    return f'{qualified} "{name}" is forbidden: {text}'
+
+
+def _error_result(message: str, request: AdmissionRequest | None = None) -> EvaluationResult:
+    return EvaluationResult(
+        result="error",
+        allowed=False,
+        status_code=400,
+        reason="BadRequest",
+        message=message,
+        object=request.object if request is not None else None,
+        errors=[message],
+    )
+
+
+def evaluate(
+    documents: list[dict],
+    request: AdmissionRequest,
+    *,
+    version: str = DEFAULT_VERSION,
+    params: Any = MISSING,
+    resources: list[dict] = (),  # type: ignore[assignment]
+    namespace_object: dict | None = None,
+    authorizer: Any = None,
+    policy: str | None = None,
+    binding: str | None = None,
+    check_match: bool = True,
+) -> EvaluationResult:
+    """Evaluate the policies in `documents` for `request` as kube-apiserver would; never raises.
+
+    documents: any mix of VAP/MAP/bindings and other objects (param objects, namespaces). A policy
+    without a binding is evaluated alone as if bound with validationActions [Deny] (MAP: as if
+    bound, no params unless `params` is given). `params` (an inline param object) replaces
+    paramRef resolution; `resources` are further cluster objects for paramRef and selectors.
+    """
+    try:
+        k8s_version = normalize_version(version)
+    except ValueError as exc:
+        return _error_result(str(exc), request if isinstance(request, AdmissionRequest) else None)
+    if not isinstance(request, AdmissionRequest):
+        return _error_result("request must be an AdmissionRequest")
+    if not isinstance(documents, list | tuple):
+        return _error_result("documents must be a list of Kubernetes objects", request)
+    try:
+        return _evaluate(
+            list(documents),
+            request,
+            k8s_version,
+            params,
+            list(resources or ()),
+            namespace_object,
+            authorizer,
+            policy,
+            binding,
+            check_match,
+        )
+    except Exception as exc:  # noqa: BLE001 - the public entry point answers, it does not crash
+        return _error_result(
+            f"internal error while evaluating: {type(exc).__name__}: {exc}", request
+        )
+
+
+def _evaluate(
+    documents: list[dict],
+    request: AdmissionRequest,
+    version: str,
+    params: Any,
+    resources: list[dict],
+    namespace_object: dict | None,
+    authorizer: Any,
+    policy: str | None,
+    binding: str | None,
+    check_match: bool,
+) -> EvaluationResult:
+    kinds, others = _classify(documents)
+    cluster = others + [r for r in resources if isinstance(r, dict)]
+    cel_namespace, source, ns_error = _namespace_for_cel(request, namespace_object, cluster)
+    ctx = EvalContext(
+        request=request,
+        version=version,
+        resources=cluster,
+        namespaces=source,
+        namespace_object=cel_namespace,
+        authorizer=authorizer,
+        params=params,
+        check_match=check_match,
+    )
+    map_pairs, map_notes = _pairs(
+        kinds["MutatingAdmissionPolicy"], kinds["MutatingAdmissionPolicyBinding"], policy, binding
+    )
+    vap_pairs, vap_notes = _pairs(
+        kinds["ValidatingAdmissionPolicy"],
+        kinds["ValidatingAdmissionPolicyBinding"],
+        policy,
+        binding,
+    )
+    notes = map_notes + vap_notes
+    all_policies = kinds["MutatingAdmissionPolicy"] + kinds["ValidatingAdmissionPolicy"]
+    all_bindings = (
+        kinds["MutatingAdmissionPolicyBinding"] + kinds["ValidatingAdmissionPolicyBinding"]
+    )
+    if policy is not None and all(validating.name_of(p) != policy for p in all_policies):
+        notes.append(f"policy {policy!r} not found")
+    if binding is not None and all(validating.name_of(b) != binding for b in all_bindings):
+        notes.append(f"binding {binding!r} not found")
+    if not all_policies:
+        notes.append("no ValidatingAdmissionPolicy or MutatingAdmissionPolicy to evaluate")
+    outcomes: list[PolicyOutcome] = []
+
+    if ns_error:
+        # The dispatcher cannot fetch the request's namespace: every policy fails to configure.
+        for pol, _bindings in map_pairs + vap_pairs:
+            outcomes.append(_namespace_error(pol, ns_error))
+        return _respond(request, request.object, outcomes, notes)
+
+    final_object = request.object
+    if map_pairs:
+        final_object, mutated = evaluate_mutations(map_pairs, ctx)
+        outcomes.extend(mutated)
+        if any(o.denials for o in mutated):
+            return _respond(request, final_object, outcomes, notes)
+    if vap_pairs:
+        seen = request if final_object == request.object else _with_object(request, final_object)
+        ctx.request = seen
+        for pol, bindings in vap_pairs:
+            outcomes.extend(validating.evaluate_policy(pol, bindings, ctx))
+    return _respond(request, final_object, outcomes, notes)
+
+
+def _with_object(request: AdmissionRequest, obj: dict | None) -> AdmissionRequest:
+    twin = copy.copy(request)
+    twin.object = obj
+    return twin
+
+
+def _namespace_error(pol: dict, message: str) -> PolicyOutcome:
+    spec = validating.spec_of(pol)
+    outcome = PolicyOutcome(
+        kind=str(pol.get("kind") or ""),
+        policy=validating.name_of(pol),
+        matched=True,
+        failure_policy=str(spec.get("failurePolicy") or "Fail"),
+        result="error",
+    )
+    outcome.errors.append(message)
+    if outcome.failure_policy != "Ignore":
+        if outcome.kind == "MutatingAdmissionPolicy":
+            text = (
+                f'policy "{outcome.policy}" denied request: failed to configure policy: {message}'
+            )
+        else:
+            text = validating.deny_text(
+                outcome.policy, None, f"failed to configure policy: {message}"
+            )
+        outcome.denials.append({"message": text, "reason": "NotFound"})
+        outcome.message = text
+    return outcome
+
+
+def _respond(
+    request: AdmissionRequest, final_object: Any, outcomes: list[PolicyOutcome], notes: list[str]
+) -> EvaluationResult:
+    denials = [d for o in outcomes for d in o.denials]
+    warnings = [w for o in outcomes for w in o.warnings]
+    annotations = validating.audit_annotations(outcomes)
+    errors = [e for o in outcomes for e in o.errors]
+    result = worst([o.result for o in outcomes])
+    patch = jsonpatch.diff_patch(request.object, final_object) if request.object is not None else []
+    diff = text_diff(request.object, final_object) if final_object != request.object else ""
+    if denials:
+        first = denials[0]
+        reason = first.get("reason") or "Invalid"
+        is_map = first["message"].startswith("policy ")
+        code = 404 if reason == "NotFound" else 403 if is_map else _REASON_CODES.get(reason, 422)
+        return EvaluationResult(
+            result=result if result == "error" else "deny",
+            allowed=False,
+            status_code=code,
+            reason=reason,
+            message=forbidden_message(request, first["message"]),
+            warnings=warnings,
+            audit_annotations=annotations,
+            object=final_object,
+            policies=outcomes,
+            patch=patch,
+            diff=diff,
+            errors=errors + notes,
+        )
+    return EvaluationResult(
+        result=result,
+        allowed=True,
+        status_code=200,
+        message="",
+        warnings=warnings,
+        audit_annotations=annotations,
+        object=final_object,
+        policies=outcomes,
+        patch=patch,
+        diff=diff,
+        errors=errors + notes,
+    )

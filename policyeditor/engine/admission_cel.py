@@ -1,0 +1,227 @@
+"""The admission plugins' view of CEL: compile a policy's expressions, build activations, evaluate.
+
+Everything the evaluators need from `policyeditor.engine.cel` goes through here, so the contract
+with cel-core lives in one place. Runtime compiles with StoredExpressions, as kube-apiserver does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from policyeditor.engine.request import AdmissionRequest
+
+PER_CALL_LIMIT = 1_000_000
+RUNTIME_BUDGET = 10_000_000
+MATCH_CONDITION_BUDGET = 2_500_000
+BUDGET_MESSAGE = (
+    "validation failed due to running out of cost budget, no further validation rules will be run"
+)
+
+
+def _cel():
+    # Imported lazily so matching, patches and merges work even where CEL cannot load.
+    from policyeditor.engine import cel
+
+    return cel
+
+
+@dataclass
+class Compiled:
+    """One compiled expression: the program or the runtime text of its compile error."""
+
+    expression: str
+    program: Any = None
+    error: str = ""
+    output_type: str = "dyn"
+
+    @property
+    def ok(self) -> bool:
+        """True when there is a program to run."""
+        return self.program is not None and not self.error
+
+
+def compile_one(
+    expression: str,
+    context: str,
+    version: str,
+    *,
+    has_params: bool = False,
+    variables: tuple[str, ...] = (),
+    variable_types: tuple[str, ...] = (),
+    mutating: bool = False,
+) -> Compiled:
+    """Compile an expression in its context with StoredExpressions; never raises."""
+    try:
+        cel = _cel()
+        declarations = cel.Declarations(
+            has_params=has_params,
+            variables=variables,
+            mutating=mutating,
+            variable_types=variable_types,
+        )
+        result = cel.compile_expression(
+            expression,
+            context=cel.Context(context),
+            version=version,
+            declarations=declarations,
+            env_type=cel.EnvType.STORED_EXPRESSIONS,
+        )
+    except Exception as exc:  # noqa: BLE001 - a broken CEL layer must not crash admission
+        return Compiled(expression, error=f"compilation error: CEL unavailable: {exc}")
+    if not result.ok:
+        text = "\n".join(str(issue) for issue in result.errors) or "unknown error"
+        return Compiled(expression, error=f"compilation error: compilation failed: {text}")
+    return Compiled(
+        expression, program=result.program, output_type=getattr(result, "output_type", "dyn")
+    )
+
+
+@dataclass
+class VariableSet:
+    """A policy's composited variables, compiled in order (each sees only the ones before it)."""
+
+    names: tuple[str, ...] = ()
+    expressions: dict[str, str] = field(default_factory=dict)
+    compiled: dict[str, Any] = field(default_factory=dict)  # name -> cel CompileResult
+    types: tuple[str, ...] = ()
+
+
+def compile_variables(
+    variables: list[dict], version: str, *, has_params: bool, mutating: bool
+) -> VariableSet:
+    """Compile spec.variables in order, typing each later expression's `variables`."""
+    result = VariableSet()
+    names: list[str] = []
+    types: list[str] = []
+    for item in variables:
+        if not isinstance(item, dict):
+            continue
+        name = str(item.get("name") or "")
+        expression = str(item.get("expression") or "")
+        raw = None
+        try:
+            cel = _cel()
+            raw = cel.compile_expression(
+                expression,
+                context=cel.Context.VARIABLE,
+                version=version,
+                declarations=cel.Declarations(
+                    has_params=has_params,
+                    variables=tuple(names),
+                    mutating=mutating,
+                    variable_types=tuple(types),
+                ),
+                env_type=cel.EnvType.STORED_EXPRESSIONS,
+            )
+        except Exception:  # noqa: BLE001
+            raw = None
+        names.append(name)
+        ok = raw is not None and raw.ok
+        types.append(getattr(raw, "output_type", "dyn") if ok else "dyn")
+        result.expressions[name] = expression
+        if raw is not None:
+            result.compiled[name] = raw
+    result.names = tuple(names)
+    result.types = tuple(types)
+    return result
+
+
+@dataclass
+class Bindings:
+    """The values an expression sees (the activation before variables)."""
+
+    object: Any = None
+    old_object: Any = None
+    request: dict | None = None
+    params: Any = None
+    namespace_object: Any = None
+    authorizer: Any = None
+
+
+def bindings_for(
+    request: AdmissionRequest,
+    *,
+    params: Any = None,
+    namespace_object: Any = None,
+    authorizer: Any = None,
+    obj: Any = None,
+    use_request_object: bool = True,
+) -> Bindings:
+    """The activation values for a request (obj replaces request.object, e.g. while mutating)."""
+    return Bindings(
+        object=request.object if use_request_object else obj,
+        old_object=request.old_object,
+        request=request.to_cel(),
+        params=params,
+        namespace_object=namespace_object,
+        authorizer=authorizer,
+    )
+
+
+class Evaluator:
+    """One activation (one pass): shared lazy variables, one cost budget."""
+
+    def __init__(
+        self,
+        bindings: Bindings,
+        variables: VariableSet | None,
+        budget_amount: int | None,
+        *,
+        with_authorizer: bool = True,
+        with_namespace: bool = True,
+    ) -> None:
+        self.error = ""
+        self.budget = None
+        self.activation = None
+        self.resolver = None
+        try:
+            cel = _cel()
+            self.budget = cel.CostBudget(budget_amount) if budget_amount is not None else None
+            self.activation = cel.Activation(
+                object=bindings.object,
+                old_object=bindings.old_object,
+                request=bindings.request,
+                params=bindings.params,
+                namespace_object=bindings.namespace_object if with_namespace else None,
+                authorizer=bindings.authorizer if with_authorizer else None,
+            )
+            if variables is not None and variables.names:
+                self.resolver = cel.VariableResolver(variables.compiled).bind(self.activation)
+        except Exception as exc:  # noqa: BLE001
+            self.error = f"CEL unavailable: {exc}"
+
+    def run(self, compiled: Compiled) -> tuple[bool, Any, int]:
+        """(ok, value or error text, cost). Runtime errors are `expression '...' resulted in error`."""
+        if compiled.error:
+            return False, compiled.error, 0
+        if self.error or self.activation is None:
+            return False, self.error or "CEL unavailable", 0
+        try:
+            result = compiled.program.evaluate(self.activation, budget=self.budget)
+        except Exception as exc:  # noqa: BLE001 - never let a CEL bug escape
+            return False, f"expression '{compiled.expression}' resulted in error: {exc}", 0
+        if result.error is not None:
+            message = getattr(result.error, "message", str(result.error))
+            if message == BUDGET_MESSAGE:
+                return False, BUDGET_MESSAGE, result.cost
+            return (
+                False,
+                f"expression '{compiled.expression}' resulted in error: {message}",
+                result.cost,
+            )
+        return True, result.value, result.cost
+
+    @property
+    def budget_exhausted(self) -> bool:
+        """True once the shared budget was overdrawn."""
+        return bool(self.budget is not None and getattr(self.budget, "exhausted", False))
+
+    def variable_values(self) -> dict[str, tuple[bool, Any]]:
+        """The variables this activation evaluated: name -> (ok, value or error text)."""
+        if self.resolver is None:
+            return {}
+        values = getattr(self.resolver, "values", None)
+        if values is None:
+            values = getattr(self.resolver, "_values", {})
+        return dict(values)

@@ -1,0 +1,386 @@
+"""MutatingAdmissionPolicy evaluation (KUBERNETES.md 14): invocations, mutations in order, reinvocation.
+
+Each matching (policy, binding, param) is an invocation; its mutations run in order against the
+current object (JSONPatch: evanphx v4 + strict decoding; ApplyConfiguration: structured merge),
+a failing mutation is recorded and the next one still runs, and IfNeeded invocations run once more
+when a later invocation changed the object. Resource defaulting after each mutation is not
+modelled (the scheme defaulters of every built-in kind are out of scope).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from policyeditor.engine import admission_cel as acel
+from policyeditor.engine.admission_result import PolicyOutcome, Step
+from policyeditor.engine.applyconfig import ApplyError, apply_configuration
+from policyeditor.engine.jsonpatch import JSONPatchError, PatchTestFailed, apply_patch
+from policyeditor.engine.matching import match_binding, match_policy
+from policyeditor.engine.params import collect_params, param_label
+from policyeditor.engine.request import AdmissionRequest
+from policyeditor.engine.typedobject import DecodeError, strict_decode
+from policyeditor.engine.validating import EvalContext, name_of, run_match_conditions, spec_of
+
+KIND = "MutatingAdmissionPolicy"
+_PATCH_FIELDS = ("op", "path", "from", "value")
+
+
+def text_diff(before: Any, after: Any, *, label: str = "object") -> str:
+    """A unified diff of two objects as YAML ("" when equal)."""
+    if before == after:
+        return ""
+    old = yaml.safe_dump(before, sort_keys=False, default_flow_style=False).splitlines(
+        keepends=True
+    )
+    new = yaml.safe_dump(after, sort_keys=False, default_flow_style=False).splitlines(keepends=True)
+    return "".join(
+        difflib.unified_diff(old, new, fromfile=f"{label} (before)", tofile=f"{label} (after)")
+    )
+
+
+@dataclass
+class Invocation:
+    """One (policy, binding, param) to run, with its outcome records for each pass."""
+
+    policy: dict
+    binding: dict | None
+    param: Any
+    request: AdmissionRequest
+    key: tuple[str, str, str]
+    outcomes: list[PolicyOutcome] = field(default_factory=list)
+
+    @property
+    def reinvocation(self) -> str:
+        """The policy's reinvocationPolicy (Never unless IfNeeded)."""
+        return str(spec_of(self.policy).get("reinvocationPolicy") or "Never")
+
+
+def deny_text(policy: str, binding: str | None, message: str) -> str:
+    """The text of a MAP error as PolicyError.Error() formats it."""
+    if binding:
+        return f"policy '{policy}' with binding '{binding}' denied request: {message}"
+    return f'policy "{policy}" denied request: {message}'
+
+
+def _patch_ops(value: Any) -> list[dict]:
+    """The JSONPatch list an expression returned, as plain operation dicts."""
+    if not isinstance(value, list):
+        raise JSONPatchError(f"expected a list of JSONPatch, got {type(value).__name__}")
+    ops = []
+    for item in value:
+        if isinstance(item, dict):
+            op = {k: item[k] for k in _PATCH_FIELDS if k in item}
+        else:
+            op = {k: getattr(item, k) for k in _PATCH_FIELDS if hasattr(item, k)}
+        # JSONPatch{} leaves unset strings empty; the API server only sends `from` when set.
+        if op.get("from") in ("", None):
+            op.pop("from", None)
+        ops.append(op)
+    return ops
+
+
+def apply_mutation(
+    kind: str, value: Any, current: dict, old_object: Any, version: str
+) -> tuple[dict, str]:
+    """Apply one mutation's evaluated value to the current object: (new object, error text)."""
+    if kind == "JSONPatch":
+        try:
+            ops = _patch_ops(value)
+            patched = apply_patch(current, ops)
+        except PatchTestFailed:
+            return current, ""
+        except JSONPatchError as exc:
+            return current, f"JSON Patch: {exc}"
+        try:
+            return strict_decode(patched, k8s_version=version), ""
+        except DecodeError as exc:
+            return current, str(exc)
+    try:
+        return apply_configuration(current, value, k8s_version=version), ""
+    except ApplyError as exc:
+        return current, str(exc)
+
+
+def _mutation_fields(mutation: dict) -> tuple[str, str]:
+    patch_type = str(mutation.get("patchType") or "")
+    holder = (
+        mutation.get("jsonPatch")
+        if patch_type == "JSONPatch"
+        else mutation.get("applyConfiguration")
+    )
+    expression = str(holder.get("expression") or "") if isinstance(holder, dict) else ""
+    return patch_type, expression
+
+
+def _expected_type(patch_type: str) -> str:
+    return "list(JSONPatch)" if patch_type == "JSONPatch" else "Object"
+
+
+def run_invocation(
+    inv: Invocation, current: dict | None, ctx: EvalContext, pass_number: int
+) -> tuple[dict | None, PolicyOutcome]:
+    """Run one invocation's match conditions and mutations; returns the new object and record."""
+    spec = spec_of(inv.policy)
+    failure_policy = str(spec.get("failurePolicy") or "Fail")
+    outcome = PolicyOutcome(
+        kind=KIND,
+        policy=name_of(inv.policy),
+        binding=name_of(inv.binding) if inv.binding else None,
+        param=param_label(inv.param),
+        matched=True,
+        failure_policy=failure_policy,
+        invocation=pass_number,
+    )
+    inv.outcomes.append(outcome)
+    has_params = isinstance(spec.get("paramKind"), dict)
+    request = inv.request
+    base = acel.bindings_for(
+        request,
+        params=inv.param,
+        namespace_object=ctx.namespace_object,
+        authorizer=ctx.authorizer,
+        obj=current,
+        use_request_object=False,
+    )
+    state, why = run_match_conditions(
+        list(spec.get("matchConditions") or []),
+        base,
+        ctx.version,
+        has_params=has_params,
+        mutating=True,
+        failure_policy=failure_policy,
+        steps=outcome.match_conditions,
+    )
+    if state == "skip":
+        outcome.result, outcome.reason = "skip", why
+        return current, outcome
+    if state == "error":
+        _record_error(outcome, why)
+        return current, outcome
+    variables = acel.compile_variables(
+        [v for v in spec.get("variables") or [] if isinstance(v, dict)],
+        ctx.version,
+        has_params=has_params,
+        mutating=True,
+    )
+    evaluators = []
+    for index, mutation in enumerate(spec.get("mutations") or []):
+        mutation = mutation if isinstance(mutation, dict) else {}
+        patch_type, expression = _mutation_fields(mutation)
+        step = Step(kind="mutation", index=index, expression=expression, patch_type=patch_type)
+        outcome.mutations.append(step)
+        if current is None:
+            step.status, step.reason = "skipped", "no object to mutate"
+            continue
+        if patch_type not in ("JSONPatch", "ApplyConfiguration"):
+            step.status, step.error = "error", f'unsupported patchType "{patch_type}"'
+            outcome.errors.append(step.error)
+            continue
+        compiled = acel.compile_one(
+            expression,
+            "mutation",
+            ctx.version,
+            has_params=has_params,
+            variables=variables.names,
+            variable_types=variables.types,
+            mutating=True,
+        )
+        expected = _expected_type(patch_type)
+        if compiled.ok and compiled.output_type not in (expected, "dyn"):
+            compiled = acel.Compiled(
+                expression,
+                error=f"compilation error: must evaluate to {expected} but got {compiled.output_type}",
+            )
+        # Each mutation gets a fresh activation (variables re-evaluated) and a 10M budget.
+        activation = acel.Bindings(
+            object=current,
+            old_object=base.old_object,
+            request=base.request,
+            params=base.params,
+            namespace_object=base.namespace_object,
+            authorizer=base.authorizer,
+        )
+        evaluator = acel.Evaluator(activation, variables, acel.RUNTIME_BUDGET)
+        evaluators.append(evaluator)
+        ok, value, cost = evaluator.run(compiled)
+        step.cost = cost
+        if not ok:
+            step.status, step.error = "error", str(value)
+            outcome.errors.append(str(value))
+            continue
+        step.patch = (
+            _patch_ops(value) if patch_type == "JSONPatch" and isinstance(value, list) else value
+        )
+        new, error = apply_mutation(patch_type, value, current, request.old_object, ctx.version)
+        if error:
+            step.status, step.error = "error", error
+            outcome.errors.append(error)
+            continue
+        step.diff = text_diff(current, new)
+        step.status = "applied" if new != current else "unchanged"
+        if new == current and patch_type == "JSONPatch":
+            step.reason = "no change (a failed test operation cancels the whole patch)"
+        current = new
+    _record_variables(outcome, variables, evaluators)
+    if outcome.errors:
+        _record_error(outcome, outcome.errors[0], already_listed=True)
+    elif any(step.status == "applied" for step in outcome.mutations):
+        outcome.result = "allow"
+        outcome.reason = "mutated"
+    else:
+        outcome.result = "allow"
+        outcome.reason = "no change"
+    return current, outcome
+
+
+def _record_variables(
+    outcome: PolicyOutcome, variables: acel.VariableSet, evaluators: list
+) -> None:
+    seen: dict[str, tuple[bool, Any]] = {}
+    for evaluator in evaluators:
+        for name, result in evaluator.variable_values().items():
+            seen.setdefault(name, result)
+    for index, name in enumerate(variables.names):
+        step = Step(
+            kind="variable", index=index, name=name, expression=variables.expressions.get(name, "")
+        )
+        if name in seen:
+            ok, value = seen[name]
+            step.status = "ok" if ok else "error"
+            if ok:
+                step.value = value
+            else:
+                step.error = str(value)
+        else:
+            step.status = "unused"
+        outcome.variables.append(step)
+
+
+def _record_error(outcome: PolicyOutcome, message: str, *, already_listed: bool = False) -> None:
+    if not already_listed:
+        outcome.errors.append(message)
+    outcome.result = "error"
+    if outcome.failure_policy == "Ignore":
+        outcome.reason = f"error ignored (failurePolicy Ignore): {message}"
+        return
+    full = deny_text(outcome.policy, outcome.binding, message)
+    outcome.denials.append({"message": full, "reason": "Invalid"})
+    outcome.message = full
+
+
+def _config_error(
+    policy: dict, binding: dict | None, message: str, binding_level: bool
+) -> PolicyOutcome:
+    spec = spec_of(policy)
+    outcome = PolicyOutcome(
+        kind=KIND,
+        policy=name_of(policy),
+        binding=name_of(binding) if binding else None,
+        matched=True,
+        failure_policy=str(spec.get("failurePolicy") or "Fail"),
+    )
+    prefix = "failed to configure binding" if binding_level else "failed to configure policy"
+    _record_error(outcome, f"{prefix}: {message}")
+    return outcome
+
+
+def collect_invocations(
+    policies: list[tuple[dict, list[dict | None]]], ctx: EvalContext
+) -> tuple[list[Invocation], list[PolicyOutcome]]:
+    """Invocations in order, plus records for misses and configuration errors."""
+    invocations: list[Invocation] = []
+    records: list[PolicyOutcome] = []
+    for policy, bindings in policies:
+        request = ctx.request
+        if ctx.check_match:
+            matched = match_policy(policy, ctx.request, ctx.namespaces, k8s_version=ctx.version)
+            if matched.error:
+                records.append(_config_error(policy, None, matched.error, False))
+                continue
+            if not matched.matched:
+                records.append(
+                    PolicyOutcome(kind=KIND, policy=name_of(policy), reason=matched.reason)
+                )
+                continue
+            if matched.equivalent and matched.kind and matched.resource:
+                request = ctx.request.with_match(matched.kind, matched.resource)
+        for binding in bindings or [None]:
+            if ctx.check_match and binding is not None:
+                bound = match_binding(binding, ctx.request, ctx.namespaces, k8s_version=ctx.version)
+                if bound.error:
+                    records.append(_config_error(policy, binding, bound.error, True))
+                    continue
+                if not bound.matched:
+                    records.append(
+                        PolicyOutcome(
+                            kind=KIND,
+                            policy=name_of(policy),
+                            binding=name_of(binding),
+                            reason=bound.reason,
+                        )
+                    )
+                    continue
+            selection = collect_params(
+                policy, binding, request, ctx.resources, inline=ctx.params, k8s_version=ctx.version
+            )
+            if selection.error:
+                records.append(_config_error(policy, binding, selection.error, True))
+                continue
+            if not selection.params:
+                records.append(
+                    PolicyOutcome(
+                        kind=KIND,
+                        policy=name_of(policy),
+                        binding=name_of(binding) if binding else None,
+                        matched=True,
+                        result="skip",
+                        reason=selection.note,
+                    )
+                )
+                continue
+            for param in selection.params:
+                key = (
+                    name_of(policy),
+                    name_of(binding) if binding else "",
+                    param_label(param) or "",
+                )
+                invocations.append(Invocation(policy, binding, param, request, key))
+    return invocations, records
+
+
+def evaluate_mutations(
+    policies: list[tuple[dict, list[dict | None]]], ctx: EvalContext
+) -> tuple[dict | None, list[PolicyOutcome]]:
+    """Run every MAP invocation (plus one reinvocation pass for IfNeeded); the final object."""
+    invocations, records = collect_invocations(policies, ctx)
+    current = copy.deepcopy(ctx.request.object)
+    previous: set[tuple[str, str, str]] = set()
+    reinvoke: set[tuple[str, str, str]] = set()
+    should_reinvoke = False
+    outcomes: list[PolicyOutcome] = list(records)
+
+    def run(inv: Invocation, pass_number: int) -> None:
+        nonlocal current, previous, reinvoke, should_reinvoke
+        before = current
+        current, outcome = run_invocation(inv, current, ctx, pass_number)
+        outcomes.append(outcome)
+        if current != before:
+            # A change asks every earlier IfNeeded invocation to run again.
+            reinvoke |= previous
+            previous = set()
+            should_reinvoke = True
+        if inv.reinvocation == "IfNeeded":
+            previous.add(inv.key)
+
+    for inv in invocations:
+        run(inv, 1)
+    if should_reinvoke and reinvoke:
+        for inv in invocations:
+            if inv.key in reinvoke:
+                run(inv, 2)
+    return current, outcomes

@@ -1,0 +1,521 @@
+"""ValidatingAdmissionPolicy evaluation (KUBERNETES.md 10): every step recorded in a PolicyOutcome.
+
+Per matching (policy, binding, param): matchConditions, validations (one shared activation and
+budget), messageExpressions (second pass, leftover budget), auditAnnotations (third pass, fresh
+budget), then the binding's validationActions fan each Deny decision out to denial, warning and
+audit entry. Configuration errors (matching, params) bypass the actions: Fail denies, Ignore drops.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from policyeditor.engine import admission_cel as acel
+from policyeditor.engine.admission_result import PolicyOutcome, Step
+from policyeditor.engine.matching import NamespaceSource, match_binding, match_policy
+from policyeditor.engine.params import MISSING, collect_params, param_label
+from policyeditor.engine.request import AdmissionRequest
+from policyeditor.engine.versions import DEFAULT_VERSION
+
+KIND = "ValidatingAdmissionPolicy"
+MAX_MESSAGE_BYTES = 5 * 1024
+MAX_AUDIT_VALUE_BYTES = 10 * 1024
+VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
+
+
+@dataclass
+class EvalContext:
+    """Everything shared by the policies evaluated for one request."""
+
+    request: AdmissionRequest
+    version: str = DEFAULT_VERSION
+    resources: list[dict] = field(default_factory=list)
+    namespaces: NamespaceSource = field(default_factory=NamespaceSource)
+    namespace_object: dict | None = None  # what CEL's namespaceObject is (None when cluster-scoped)
+    authorizer: Any = None
+    params: Any = MISSING
+    check_match: bool = True
+
+
+@dataclass
+class _Decision:
+    """One PolicyDecision: action deny/admit, evaluation admit/deny/error, message, reason."""
+
+    action: str
+    evaluation: str
+    message: str = ""
+    reason: str = ""
+    index: int = 0
+
+
+def name_of(doc: dict | None) -> str:
+    """metadata.name of a document ("" when absent)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
+        return ""
+    return str(doc["metadata"].get("name") or "")
+
+
+def spec_of(doc: dict | None) -> dict:
+    """The spec mapping of a document ({} when absent or malformed)."""
+    spec = doc.get("spec") if isinstance(doc, dict) else None
+    return spec if isinstance(spec, dict) else {}
+
+
+def _action_for(failure_policy: str) -> str:
+    return "admit" if failure_policy == "Ignore" else "deny"
+
+
+def _aggregate(errors: list[str]) -> str:
+    """utilerrors.NewAggregate(...).Error(): one error bare, several in brackets."""
+    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+
+
+def deny_text(policy: str, binding: str | None, message: str) -> str:
+    """The text of a VAP denial as the dispatcher formats it."""
+    if binding:
+        return f"{KIND} '{policy}' with binding '{binding}' denied request: {message}"
+    return f"{KIND} '{policy}' denied request: {message}"
+
+
+def run_match_conditions(
+    conditions: list[dict],
+    bindings: acel.Bindings,
+    version: str,
+    *,
+    has_params: bool,
+    mutating: bool,
+    failure_policy: str,
+    steps: list[Step],
+) -> tuple[str, str]:
+    """Evaluate matchConditions (KUBERNETES.md 10.3): ("match"|"skip"|"error", why/error text)."""
+    if not conditions:
+        return "match", ""
+    # Match conditions see no namespaceObject and no variables.
+    evaluator = acel.Evaluator(bindings, None, acel.MATCH_CONDITION_BUDGET, with_namespace=False)
+    errors: list[str] = []
+    false_name = ""
+    for index, condition in enumerate(conditions):
+        condition = condition if isinstance(condition, dict) else {}
+        name = str(condition.get("name") or "")
+        expression = str(condition.get("expression") or "")
+        step = Step(kind="matchCondition", index=index, name=name, expression=expression)
+        steps.append(step)
+        compiled = acel.compile_one(
+            expression.strip(), "matchCondition", version, has_params=has_params, mutating=mutating
+        )
+        ok, value, cost = evaluator.run(compiled)
+        step.cost = cost
+        if not ok:
+            if value == acel.BUDGET_MESSAGE:
+                step.status, step.error = "error", value
+                return ("skip", value) if failure_policy == "Ignore" else ("error", value)
+            step.status, step.error = "error", str(value)
+            errors.append(str(value))
+            continue
+        step.value = value
+        if value is True:
+            step.status = "true"
+        else:
+            step.status = "false"
+            if not false_name:
+                false_name = name
+    if false_name:
+        return "skip", f"matchCondition '{false_name}' is false"
+    if errors:
+        if failure_policy == "Ignore":
+            return "skip", "matchCondition error ignored (failurePolicy Ignore): " + _aggregate(
+                errors
+            )
+        return "error", _aggregate(errors)
+    return "match", ""
+
+
+def _record_variables(
+    outcome: PolicyOutcome, variables: acel.VariableSet, evaluators: list
+) -> None:
+    """Show each variable once: its value from the first pass that computed it."""
+    seen: dict[str, tuple[bool, Any]] = {}
+    for evaluator in evaluators:
+        for name, result in evaluator.variable_values().items():
+            seen.setdefault(name, result)
+    for index, name in enumerate(variables.names):
+        step = Step(
+            kind="variable", index=index, name=name, expression=variables.expressions.get(name, "")
+        )
+        if name in seen:
+            ok, value = seen[name]
+            if ok:
+                step.status, step.value = "ok", value
+            else:
+                step.status, step.error = "error", str(value)
+        else:
+            step.status = "unused"
+        outcome.variables.append(step)
+
+
+def _pick_message(validation: dict, message_value: Any, message_ok: bool) -> str:
+    """The denial message: messageExpression, else message, else `failed expression: ...`."""
+    if message_ok and isinstance(message_value, str):
+        text = message_value.strip()
+        if text and len(text.encode()) <= MAX_MESSAGE_BYTES and "\n" not in text:
+            return text
+    message = str(validation.get("message") or "").strip()
+    if message:
+        return message
+    return f"failed expression: {str(validation.get('expression') or '').strip()}"
+
+
+def validate(
+    policy: dict,
+    bindings: acel.Bindings,
+    version: str,
+    outcome: PolicyOutcome,
+) -> tuple[list[_Decision], list[tuple[str, str, str]]]:
+    """Validator.Validate after match conditions: decisions and audit annotation results.
+
+    Audit annotation results are (key, action publish|exclude|error, value or error text).
+    """
+    spec = spec_of(policy)
+    failure_policy = outcome.failure_policy
+    has_params = isinstance(spec.get("paramKind"), dict)
+    variables = acel.compile_variables(
+        [v for v in spec.get("variables") or [] if isinstance(v, dict)],
+        version,
+        has_params=has_params,
+        mutating=False,
+    )
+    names = variables.names
+    types = variables.types
+    validations = [v if isinstance(v, dict) else {} for v in spec.get("validations") or []]
+
+    def compiled(expression: str, context: str) -> acel.Compiled:
+        return acel.compile_one(
+            expression,
+            context,
+            version,
+            has_params=has_params,
+            variables=names,
+            variable_types=types,
+        )
+
+    # Pass 1: every validation against one activation and the 10M budget.
+    first = acel.Evaluator(bindings, variables, acel.RUNTIME_BUDGET)
+    results: list[tuple[bool, Any]] = []
+    for index, validation in enumerate(validations):
+        expression = str(validation.get("expression") or "")
+        step = Step(kind="validation", index=index, expression=expression)
+        step.message_expression = str(validation.get("messageExpression") or "")
+        outcome.validations.append(step)
+        ok, value, cost = first.run(compiled(expression, "validation"))
+        step.cost = cost
+        if not ok and value == acel.BUDGET_MESSAGE:
+            step.status, step.error = "error", value
+            _record_variables(outcome, variables, [first])
+            return [_Decision(_action_for(failure_policy), "error", acel.BUDGET_MESSAGE)], []
+        results.append((ok, value))
+
+    # Pass 2: every messageExpression (eagerly), with what is left of the budget.
+    second = acel.Evaluator(bindings, variables, None, with_authorizer=False)
+    second.budget = first.budget
+    message_results: list[tuple[bool, Any] | None] = []
+    message_pass_error = ""
+    for index, validation in enumerate(validations):
+        text = str(validation.get("messageExpression") or "")
+        if not text:
+            message_results.append(None)
+            continue
+        ok, value, cost = second.run(compiled(text, "messageExpression"))
+        step = outcome.validations[index]
+        step.cost += cost
+        if ok:
+            step.message_expression_value = value
+        else:
+            step.message_expression_error = str(value)
+            if value == acel.BUDGET_MESSAGE:
+                message_pass_error = value
+                break
+        message_results.append((ok, value))
+
+    decisions: list[_Decision] = []
+    for index, validation in enumerate(validations):
+        step = outcome.validations[index]
+        ok, value = results[index]
+        if message_pass_error:
+            decision = _Decision(
+                _action_for(failure_policy),
+                "error",
+                f"failed messageExpression: {message_pass_error}",
+                index=index,
+            )
+            step.status, step.error = "error", decision.message
+        elif not ok:
+            decision = _Decision(_action_for(failure_policy), "error", str(value), index=index)
+            step.status, step.error = "error", str(value)
+        elif value is not True:
+            message_result = message_results[index] if index < len(message_results) else None
+            m_ok, m_value = message_result if message_result else (False, None)
+            reason = str(validation.get("reason") or "Invalid")
+            decision = _Decision(
+                "deny", "deny", _pick_message(validation, m_value, m_ok), reason, index
+            )
+            step.status, step.value, step.message, step.reason = (
+                "fail",
+                value,
+                decision.message,
+                reason,
+            )
+        else:
+            decision = _Decision("admit", "admit", index=index)
+            step.status, step.value = "pass", True
+        decisions.append(decision)
+
+    # Pass 3: audit annotations, fresh budget; compiled with authorizer but run without it.
+    third = acel.Evaluator(bindings, variables, acel.RUNTIME_BUDGET, with_authorizer=False)
+    audits: list[tuple[str, str, str]] = []
+    for index, annotation in enumerate(spec.get("auditAnnotations") or []):
+        annotation = annotation if isinstance(annotation, dict) else {}
+        key = str(annotation.get("key") or "")
+        expression = str(annotation.get("valueExpression") or "")
+        step = Step(kind="auditAnnotation", index=index, name=key, expression=expression)
+        outcome.audit_annotations.append(step)
+        ok, value, cost = third.run(compiled(expression.strip(), "auditAnnotation"))
+        step.cost = cost
+        if not ok:
+            if value == acel.BUDGET_MESSAGE:
+                step.status, step.error = "error", value
+                _record_variables(outcome, variables, [first, second, third])
+                return [_Decision(_action_for(failure_policy), "error", value)], []
+            step.status, step.error = "error", str(value)
+            audits.append((key, "error", str(value)))
+        elif value is None:
+            step.status = "excluded"
+            audits.append((key, "exclude", ""))
+        elif isinstance(value, str):
+            text = value.strip()
+            step.value = text
+            if not text:
+                step.status = "excluded"
+                audits.append((key, "exclude", ""))
+            else:
+                step.status = "ok"
+                audits.append((key, "publish", _truncate(text, MAX_AUDIT_VALUE_BYTES)))
+        else:
+            message = (
+                f"valueExpression '{expression}' resulted in unsupported return type: "
+                f"{type(value).__name__}. Return type must be either string or null."
+            )
+            step.status, step.error = "error", message
+            audits.append((key, "error", message))
+    _record_variables(outcome, variables, [first, second, third])
+    return decisions, audits
+
+
+def _truncate(text: str, limit: int) -> str:
+    data = text.encode()
+    if len(data) <= limit:
+        return text
+    return data[:limit].decode(errors="ignore")
+
+
+def _config_error(outcome: PolicyOutcome, message: str, *, binding_level: bool) -> None:
+    """A configuration error: denies under Fail (no validationActions), dropped under Ignore."""
+    prefix = "failed to configure binding" if binding_level else "failed to configure policy"
+    text = f"{prefix}: {message}"
+    outcome.errors.append(text)
+    if outcome.failure_policy == "Ignore":
+        outcome.result = "error"
+        outcome.reason = f"configuration error ignored (failurePolicy Ignore): {message}"
+        return
+    outcome.result = "error"
+    full = deny_text(outcome.policy, outcome.binding if binding_level else None, text)
+    outcome.denials.append({"message": full, "reason": "Invalid"})
+    outcome.message = full
+
+
+def _apply_actions(outcome: PolicyOutcome, decisions: list[_Decision], audits: list) -> None:
+    """Fan Deny decisions out to the binding's validationActions; publish audit annotations."""
+    had_error = any(d.evaluation == "error" for d in decisions)
+    results: list[str] = []
+    for decision in decisions:
+        if decision.action != "deny":
+            continue
+        for action in outcome.actions:
+            if action == "Deny":
+                full = deny_text(outcome.policy, outcome.binding, decision.message)
+                outcome.denials.append({"message": full, "reason": decision.reason or "Invalid"})
+                if not outcome.message:
+                    outcome.message = full
+                results.append("deny")
+            elif action == "Warn":
+                outcome.warnings.append(
+                    f"Validation failed for {KIND} '{outcome.policy}' with binding "
+                    f"'{outcome.binding or outcome.policy}': {decision.message}"
+                )
+                results.append("warn")
+            elif action == "Audit":
+                outcome.audit_failures.append(
+                    {
+                        "message": decision.message,
+                        "policy": outcome.policy,
+                        "binding": outcome.binding or "",
+                        "expressionIndex": decision.index,
+                        "validationActions": list(outcome.actions),
+                    }
+                )
+                results.append("audit")
+    for key, action, value in audits:
+        if action == "publish":
+            outcome.annotations[f"{outcome.policy}/{key}"] = value
+        elif action == "error":
+            had_error = True
+            outcome.errors.append(value)
+            if outcome.failure_policy != "Ignore":
+                full = deny_text(outcome.policy, outcome.binding, value)
+                outcome.denials.append({"message": full, "reason": "Invalid"})
+                if not outcome.message:
+                    outcome.message = full
+                results.append("deny")
+    for decision in decisions:
+        if decision.evaluation == "error":
+            outcome.errors.append(decision.message)
+    if had_error:
+        outcome.result = "error"
+    elif results:
+        outcome.result = min(results, key=["deny", "warn", "audit"].index)
+    else:
+        outcome.result = "allow"
+
+
+def evaluate_policy(
+    policy: dict, bindings: list[dict | None], ctx: EvalContext
+) -> list[PolicyOutcome]:
+    """All outcomes of one VAP for a request: one per (binding, param), or one for a miss."""
+    spec = spec_of(policy)
+    name = name_of(policy)
+    failure_policy = str(spec.get("failurePolicy") or "Fail")
+    base = PolicyOutcome(kind=KIND, policy=name, failure_policy=failure_policy)
+    if failure_policy not in ("Fail", "Ignore"):
+        base.result = "error"
+        base.errors.append(f"unrecognized failure policy: '{failure_policy}'")
+        base.denials.append(
+            {
+                "message": f"unrecognized failure policy: '{failure_policy}'",
+                "reason": "InternalError",
+            }
+        )
+        base.message = base.denials[0]["message"]
+        return [base]
+    if ctx.check_match:
+        matched = match_policy(policy, ctx.request, ctx.namespaces, k8s_version=ctx.version)
+        if matched.error:
+            base.matched = True
+            _config_error(base, matched.error, binding_level=False)
+            return [base]
+        if not matched.matched:
+            base.reason = matched.reason
+            return [base]
+        request = ctx.request
+        if matched.equivalent and matched.kind and matched.resource:
+            request = ctx.request.with_match(matched.kind, matched.resource)
+        base.matched_kind, base.matched_resource = matched.kind, matched.resource
+    else:
+        request = ctx.request
+    outcomes: list[PolicyOutcome] = []
+    for binding in bindings or [None]:
+        outcomes.extend(_evaluate_binding(policy, binding, request, ctx, base))
+    return outcomes
+
+
+def _evaluate_binding(
+    policy: dict,
+    binding: dict | None,
+    request: AdmissionRequest,
+    ctx: EvalContext,
+    base: PolicyOutcome,
+) -> list[PolicyOutcome]:
+    spec = spec_of(policy)
+    bspec = spec_of(binding)
+    actions = [str(a) for a in bspec.get("validationActions") or []] if binding else ["Deny"]
+
+    def fresh(param: Any = None) -> PolicyOutcome:
+        return PolicyOutcome(
+            kind=KIND,
+            policy=base.policy,
+            binding=name_of(binding) if binding else None,
+            param=param_label(param),
+            matched=True,
+            failure_policy=base.failure_policy,
+            actions=list(actions),
+            matched_kind=base.matched_kind,
+            matched_resource=base.matched_resource,
+        )
+
+    if ctx.check_match and binding is not None:
+        bound = match_binding(binding, ctx.request, ctx.namespaces, k8s_version=ctx.version)
+        if bound.error:
+            outcome = fresh()
+            _config_error(outcome, bound.error, binding_level=True)
+            return [outcome]
+        if not bound.matched:
+            outcome = fresh()
+            outcome.matched = False
+            outcome.reason = bound.reason
+            return [outcome]
+    selection = collect_params(
+        policy, binding, request, ctx.resources, inline=ctx.params, k8s_version=ctx.version
+    )
+    if selection.error:
+        outcome = fresh()
+        _config_error(outcome, selection.error, binding_level=True)
+        return [outcome]
+    if not selection.params:
+        outcome = fresh()
+        outcome.result = "skip"
+        outcome.reason = selection.note
+        return [outcome]
+    has_params = isinstance(spec.get("paramKind"), dict)
+    outcomes = []
+    for param in selection.params:
+        outcome = fresh(param)
+        outcomes.append(outcome)
+        bindings = acel.bindings_for(
+            request, params=param, namespace_object=ctx.namespace_object, authorizer=ctx.authorizer
+        )
+        state, why = run_match_conditions(
+            [c for c in spec.get("matchConditions") or []],
+            bindings,
+            ctx.version,
+            has_params=has_params,
+            mutating=False,
+            failure_policy=base.failure_policy,
+            steps=outcome.match_conditions,
+        )
+        if state == "skip":
+            outcome.result = "skip"
+            outcome.reason = why
+            continue
+        if state == "error":
+            _apply_actions(outcome, [_Decision(_action_for(base.failure_policy), "error", why)], [])
+            continue
+        decisions, audits = validate(policy, bindings, ctx.version, outcome)
+        _apply_actions(outcome, decisions, audits)
+    return outcomes
+
+
+def audit_annotations(outcomes: list[PolicyOutcome]) -> dict[str, str]:
+    """The request's audit annotations: per-policy keys (values de-duplicated, joined with ", ")
+    and the validation_failure JSON array (at most 50 entries)."""
+    collected: dict[str, list[str]] = {}
+    failures: list[dict] = []
+    for outcome in outcomes:
+        for key, value in outcome.annotations.items():
+            values = collected.setdefault(key, [])
+            if value not in values:
+                values.append(value)
+        failures.extend(outcome.audit_failures)
+    result = {key: ", ".join(values) for key, values in collected.items()}
+    if failures:
+        result[VALIDATION_FAILURE_KEY] = json.dumps(failures[:50], separators=(",", ":"))
+    return result
