@@ -83,6 +83,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "policyeditor.core.context_processors.navigation",
+                "policyeditor.review.context_processors.reviews",
             ],
             "builtins": ["template_partials.templatetags.partials"],
         },

@@ -13,6 +13,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", core_views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("reviews/", include("policyeditor.review.urls")),
     path("api/", include("policyeditor.api.urls")),
     path("", include("policyeditor.editor.urls")),
 ]

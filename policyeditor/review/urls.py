@@ -1,5 +1,37 @@
 """URLs of team review (namespace `review`)."""
 
+from django.urls import path
+
+from policyeditor.review.views import actions, cases, inbox, revisions, shares, teams
+
 app_name = "review"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", inbox.inbox, name="inbox"),
+    path("notifications/read/", inbox.mark_read, name="mark_read"),
+    path("activity/", inbox.activity, name="activity"),
+    path("import/", cases.bundle_import, name="bundle_import"),
+    path("teams/<int:pk>/", teams.team_detail, name="team"),
+    path("teams/<int:pk>/members/", teams.team_member, name="team_member"),
+    path("drafts/<int:pk>/", revisions.draft_review, name="draft"),
+    path("drafts/<int:pk>/team/", actions.assign_team, name="assign_team"),
+    path("drafts/<int:pk>/request/", actions.request_review, name="request_review"),
+    path("drafts/<int:pk>/withdraw/", actions.withdraw_review, name="withdraw_review"),
+    path("drafts/<int:pk>/approved.yaml", revisions.approved_download, name="approved_download"),
+    path("drafts/<int:pk>/tests/", cases.case_list, name="cases"),
+    path("drafts/<int:pk>/tests/save/", cases.case_save, name="case_save"),
+    path("drafts/<int:pk>/tests/<int:case_id>/delete/", cases.case_delete, name="case_delete"),
+    path("drafts/<int:pk>/r/<int:number>/", revisions.revision_page, name="revision"),
+    path("drafts/<int:pk>/r/<int:number>/decide/", actions.decide, name="decide"),
+    path("drafts/<int:pk>/r/<int:number>/comments/", actions.add_comment, name="comment"),
+    path("drafts/<int:pk>/r/<int:number>/share/", actions.create_share, name="share"),
+    path(
+        "drafts/<int:pk>/r/<int:number>/download.yaml",
+        revisions.revision_download,
+        name="revision_download",
+    ),
+    path("drafts/<int:pk>/r/<int:number>/bundle.zip", cases.bundle_export, name="bundle_export"),
+    path("comments/<int:comment_id>/resolve/", actions.resolve, name="resolve"),
+    path("s/<str:token>/", shares.shared, name="shared"),
+    path("s/<str:token>/revoke/", actions.revoke_share, name="revoke_share"),
+]

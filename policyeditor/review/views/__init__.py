@@ -1,0 +1,1 @@
+"""Views of team review, split by area."""

@@ -1,0 +1,131 @@
+"""The review page of a draft: one revision, its diff against another, threads and decisions."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from policyeditor.editor.access import get_draft_for
+from policyeditor.editor.models import Draft, Revision, Status
+from policyeditor.engine.manifests import dump_documents
+from policyeditor.review import comments, permissions, testcases, workflow
+from policyeditor.review.diffs import diff_revisions, document_label
+from policyeditor.review.models import Review, ShareLink
+from policyeditor.review.permissions import team_of
+from policyeditor.review.views.common import draft_and_revision, safe_filename
+
+
+def revision_url(draft: Draft, number: int, **query: str) -> str:
+    """The review page of one revision, with optional query parameters."""
+    url = reverse("review:revision", args=[draft.pk, number])
+    if query:
+        from urllib.parse import urlencode
+
+        url += "?" + urlencode(query)
+    return url
+
+
+@require_GET
+def draft_review(request: HttpRequest, pk: int) -> HttpResponse:
+    """The review page of the draft's latest revision."""
+    draft = get_draft_for(request.user, pk)
+    latest = workflow.latest_revision(draft)
+    if latest is None:
+        raise Http404("This draft has no revision")
+    return redirect(revision_url(draft, latest.number))
+
+
+def _baseline(request: HttpRequest, draft: Draft, revision: Revision) -> Revision | None:
+    """The revision to compare against: ?against=N, else the approved one, else the previous one."""
+    against = request.GET.get("against", "")
+    if against == "none":
+        return None
+    if against:
+        try:
+            return draft.revisions.get(number=int(against))
+        except (Revision.DoesNotExist, ValueError, OverflowError):
+            return None
+    approved = workflow.approved_revision(draft)
+    if approved is not None and approved.pk != revision.pk:
+        return approved
+    return draft.revisions.filter(number__lt=revision.number).order_by("-number").first()
+
+
+@require_GET
+def revision_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """One revision: YAML, diff (side by side or unified), test results, threads, decisions."""
+    draft, revision = draft_and_revision(request.user, pk, number)
+    user = request.user
+    baseline = _baseline(request, draft, revision)
+    view = "unified" if request.GET.get("view") == "unified" else "split"
+    diff = None
+    if baseline is not None:
+        diff = diff_revisions(
+            baseline.documents,
+            revision.documents,
+            old_name=f"r{baseline.number}",
+            new_name=f"r{revision.number}",
+        )
+    approved = workflow.approved_revision(draft)
+    latest = workflow.latest_revision(draft)
+    is_latest = latest is not None and latest.pk == revision.pk
+    can_review = permissions.can_review(user, draft)
+    in_review = draft.status == Status.IN_REVIEW
+    threads = comments.threads_for(draft)
+    context = {
+        "draft": draft,
+        "revision": revision,
+        "revisions": draft.revisions.select_related("author").order_by("-number"),
+        "team": team_of(draft),
+        "teams": permissions.teams_of(user),
+        "approved": approved,
+        "is_latest": is_latest,
+        "baseline": baseline,
+        "diff": diff,
+        "view": view,
+        "yaml": dump_documents(revision.documents),
+        "document_labels": [document_label(d, i) for i, d in enumerate(revision.documents)],
+        "threads": [t for t in threads if t.root.revision_id == revision.pk],
+        "other_threads": [
+            t for t in threads if t.root.revision_id != revision.pk and not t.resolved
+        ],
+        "members": comments.member_usernames(draft),
+        "reviews": Review.objects.filter(draft=draft).select_related("reviewer", "revision"),
+        "approvals": workflow.approvals(draft, revision).select_related("reviewer"),
+        "can_edit": permissions.can_edit(user, draft),
+        "can_comment": permissions.can_comment(user, draft),
+        "can_review": can_review,
+        "can_decide": can_review and in_review and is_latest,
+        "own_revision": revision.author_id == user.pk,
+        "share_links": ShareLink.objects.filter(revision=revision).select_related("created_by"),
+        "tests": testcases.report_for(draft, revision, baseline=approved),
+        "query_against": request.GET.get("against", ""),
+    }
+    return render(request, "review/revision.html", context)
+
+
+@require_GET
+def revision_download(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """The revision as a YAML file, exactly the text shown on its page."""
+    draft, revision = draft_and_revision(request.user, pk, number)
+    text = workflow.export_revision(request.user, draft, revision)
+    return _yaml_response(text, f"{safe_filename(draft.name)}-r{revision.number}.yaml")
+
+
+@require_GET
+def approved_download(request: HttpRequest, pk: int) -> HttpResponse:
+    """The last approved revision as a YAML file (404 before any approval)."""
+    draft = get_draft_for(request.user, pk)
+    try:
+        revision, text = workflow.export_approved(request.user, draft)
+    except workflow.WorkflowError as error:
+        raise Http404(str(error)) from error
+    return _yaml_response(text, f"{safe_filename(draft.name)}-approved-r{revision.number}.yaml")
+
+
+def _yaml_response(text: str, filename: str) -> HttpResponse:
+    response = HttpResponse(text.encode("utf-8"), content_type="application/yaml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

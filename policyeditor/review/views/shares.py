@@ -1,0 +1,33 @@
+"""Opening a share link: a read-only view of one revision for team members."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from policyeditor.engine.manifests import dump_documents
+from policyeditor.review import testcases, workflow
+from policyeditor.review.models import ShareLink
+from policyeditor.review.permissions import can_view
+
+
+@require_GET
+def shared(request: HttpRequest, token: str) -> HttpResponse:
+    """The shared revision: policy, YAML and test results; 404 when revoked or not a member."""
+    link = get_object_or_404(
+        ShareLink.objects.select_related("revision__draft", "revision__author"), token=token
+    )
+    revision = link.revision
+    draft = revision.draft
+    if link.revoked or not can_view(request.user, draft):
+        raise Http404("This link does not exist or was revoked")
+    context = {
+        "link": link,
+        "draft": draft,
+        "revision": revision,
+        "yaml": dump_documents(revision.documents),
+        "approved": workflow.approved_revision(draft),
+        "tests": testcases.report_for(draft, revision, baseline=None),
+    }
+    return render(request, "review/shared.html", context)
