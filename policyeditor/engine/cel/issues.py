@@ -121,14 +121,28 @@ _RUNTIME_REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
         r"no such attribute(s): \1",
     ),
     (re.compile(r"^String to Duration conversion failed$"), "duration conversion failed"),
-    (re.compile(r"^invalid regular expression: (.*)$", re.S), r"error parsing regexp: \1"),
+    (
+        re.compile(r"^<string>\.(?:substring|charAt)\(.*greater than <string>\.size\(\)$"),
+        "index out of range",
+    ),
 )
+
+_GO_TYPE_NAMES = (("int64", "int"), ("uint64", "uint"))
 
 
 def translate_runtime_message(message: str) -> str:
     """cel-go wording for one cel-expr-python runtime error value text."""
     message = _STATUS_PREFIX.sub("", message.strip())
+    regex = re.match(r"^invalid regular expression: (.*)$", message, re.S)
+    if regex:
+        from .literals import go_regex_detail
+
+        return "error parsing regexp: " + go_regex_detail(regex.group(1))
     for pattern, replacement in _RUNTIME_REWRITES:
         if pattern.match(message):
-            return pattern.sub(replacement, message)
+            message = pattern.sub(replacement, message)
+            break
+    if message.startswith("no such overload"):
+        for engine_name, go_name in _GO_TYPE_NAMES:
+            message = re.sub(rf"\b{engine_name}\b", go_name, message)
     return message

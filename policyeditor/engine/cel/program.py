@@ -111,7 +111,12 @@ class Program:
         data = activation.data(authorizer_value, request_resource)
         try:
             value = self._expression.eval(data=data)
-        except (TypeError, OverflowError, ValueError):
+            retry = value.type() == cel.Type.ERROR and "out of range for" in str(value.value())
+        except Exception:  # noqa: BLE001 - conversion failures of odd input: retry sanitized
+            retry = True
+        if retry:
+            # Integers beyond int64 are doubles in Kubernetes' JSON decoding; convert and retry
+            # (kept off the hot path: most objects hold no such numbers).
             data = {k: sanitize_input(v) for k, v in data.items()}
             try:
                 value = self._expression.eval(data=data)

@@ -10,9 +10,15 @@ STORED = cel.EnvType.STORED_EXPRESSIONS
 NEW = cel.EnvType.NEW_EXPRESSIONS
 
 
-def compile_in(expr: str, version: str = "1.37", env_type=STORED, context=cel.Context.VALIDATION, **decl):
+def compile_in(
+    expr: str, version: str = "1.37", env_type=STORED, context=cel.Context.VALIDATION, **decl
+):
     return cel.compile_expression(
-        expr, context=context, version=version, declarations=cel.Declarations(**decl), env_type=env_type
+        expr,
+        context=context,
+        version=version,
+        declarations=cel.Declarations(**decl),
+        env_type=env_type,
     )
 
 
@@ -34,10 +40,23 @@ def test_match_conditions_never_see_variables():
 
 def test_request_is_typed_with_every_admission_request_field():
     fields = [
-        "kind.group", "kind.version", "kind.kind", "resource.resource", "subResource",
-        "requestKind.kind", "requestResource.group", "requestSubResource", "name", "namespace",
-        "operation", "userInfo.username", "userInfo.uid", "userInfo.groups", "userInfo.extra",
-        "dryRun", "options",
+        "kind.group",
+        "kind.version",
+        "kind.kind",
+        "resource.resource",
+        "subResource",
+        "requestKind.kind",
+        "requestResource.group",
+        "requestSubResource",
+        "name",
+        "namespace",
+        "operation",
+        "userInfo.username",
+        "userInfo.uid",
+        "userInfo.groups",
+        "userInfo.extra",
+        "dryRun",
+        "options",
     ]
     for field in fields:
         assert compile_in(f"has(request.{field})").ok, field
@@ -66,7 +85,9 @@ def test_absent_namespace_labels_read_as_empty_maps():
 
 def test_variables_keep_their_compile_time_types():
     result = compile_in("variables.n.startsWith('a')", variables=("n",), variable_types=("int",))
-    assert "found no matching overload for 'startsWith' applied to 'int.(string)'" in messages(result)
+    assert "found no matching overload for 'startsWith' applied to 'int.(string)'" in messages(
+        result
+    )
 
 
 @pytest.mark.parametrize(
@@ -119,7 +140,9 @@ def test_lists_extension_functions_behave_like_cel_go():
 
 
 def test_authorizer_is_not_declared_in_message_expressions():
-    result = compile_in("authorizer.path('/x').check('get').allowed()", context=cel.Context.MESSAGE_EXPRESSION)
+    result = compile_in(
+        "authorizer.path('/x').check('get').allowed()", context=cel.Context.MESSAGE_EXPRESSION
+    )
     assert "undeclared reference to 'authorizer'" in messages(result)
 
 

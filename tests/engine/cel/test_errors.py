@@ -1,0 +1,118 @@
+"""Compile and runtime errors read like cel-go and point at the user's own text."""
+
+from __future__ import annotations
+
+import pytest
+
+from policyeditor.engine import cel
+
+
+def compile_errors(expr: str, **decl) -> list[cel.CelIssue]:
+    result = cel.compile_expression(
+        expr,
+        context=cel.Context.VALIDATION,
+        version="1.37",
+        declarations=cel.Declarations(**decl),
+        env_type=cel.EnvType.STORED_EXPRESSIONS,
+    )
+    return result.errors
+
+
+def runtime_error(expr: str, **values) -> str:
+    result = cel.evaluate_expression(expr, env_type=cel.EnvType.STORED_EXPRESSIONS, **values)
+    assert isinstance(result, cel.EvalResult), result
+    assert result.error is not None
+    assert result.error.phase == "runtime"
+    return result.error.message
+
+
+def test_undeclared_reference_has_position_and_caret():
+    (issue,) = compile_errors("object.a == y")
+    assert issue.message == "undeclared reference to 'y' (in container '')"
+    assert (issue.line, issue.column) == (1, 13)
+    assert str(issue) == (
+        "ERROR: <input>:1:13: undeclared reference to 'y' (in container '')\n"
+        " | object.a == y\n"
+        " | ............^"
+    )
+
+
+def test_positions_count_lines_of_multi_line_expressions():
+    (issue,) = compile_errors("object.a == 1 &&\n  zz > 2")
+    assert (issue.line, issue.column) == (2, 3)
+    assert issue.snippet == " |   zz > 2\n | ..^"
+
+
+def test_positions_after_a_rewrite_point_at_the_original_text():
+    (issue,) = compile_errors("1 < 1.5 && nope")
+    assert (issue.line, issue.column) == (1, 12)
+    assert "1 < 1.5 && nope" in issue.snippet
+
+
+def test_qualified_unknown_names_report_their_root_like_cel_go():
+    (issue,) = compile_errors("a.b.c == 1")
+    assert issue.message.startswith("undeclared reference to 'a'")
+    assert issue.column == 1
+
+
+def test_member_overload_errors_print_the_receiver_first():
+    (issue,) = compile_errors("'a'.startsWith(1)")
+    assert issue.message == "found no matching overload for 'startsWith' applied to 'string.(int)'"
+
+
+def test_global_overload_errors_keep_parentheses():
+    (issue,) = compile_errors("1 < 'asdf'")
+    assert issue.message == "found no matching overload for '_<_' applied to '(int, string)'"
+
+
+def test_undefined_field_of_typed_variables():
+    (issue,) = compile_errors("request.userInfo.name == ''")
+    assert issue.message == "undefined field 'name'"
+
+
+def test_syntax_errors_are_reported_not_raised():
+    issues = compile_errors("object.a ==")
+    assert issues and issues[0].message.startswith("Syntax error:")
+
+
+@pytest.mark.parametrize(
+    ("expr", "values", "message"),
+    [
+        ("object.a", {"object": {}}, "no such key: a"),
+        ("object['x-y']", {"object": {}}, "no such key: x-y"),
+        ("object.l[3]", {"object": {"l": [1]}}, "index out of bounds: 3"),
+        ("1 / object.z", {"object": {"z": 0}}, "division by zero"),
+        ("object.n + 1", {"object": {"n": 9223372036854775807}}, "integer overflow"),
+        ("object.s + 1", {"object": {"s": "x"}}, "no such overload: _+_(string, int)"),
+        (
+            "object.s.matches(object.r)",
+            {"object": {"s": "a", "r": ")"}},
+            "error parsing regexp: unexpected ): `)`",
+        ),
+    ],
+)
+def test_runtime_errors_use_cel_go_wording(expr, values, message):
+    assert runtime_error(expr, **values) == message
+
+
+def test_literal_validators_run_at_compile_time():
+    assert compile_errors("duration('1d')")[0].message == "invalid duration argument"
+    assert (
+        compile_errors("timestamp('2020-13-01T00:00:00Z')")[0].message
+        == "invalid timestamp argument"
+    )
+    assert compile_errors("timestamp(253402300800)")[0].message == "invalid timestamp argument"
+    assert compile_errors("'x'.matches('(')")[0].message == "invalid matches argument"
+    assert not compile_errors("duration('1h30m') > duration('1.5s')")
+    assert not compile_errors("timestamp('2020-02-29T23:59:59.5+01:00') > timestamp(0)")
+
+
+def test_homogeneous_aggregate_literals_are_enforced():
+    assert compile_errors("[1, 'a']")[0].message == "expected type 'int' but found 'string'"
+    assert (
+        compile_errors("{'a': 1, 'b': 'x'}")[0].message == "expected type 'int' but found 'string'"
+    )
+    assert compile_errors("{'a': 1, 2: 1}")[0].message == "expected type 'string' but found 'int'"
+    assert not compile_errors("[1, dyn('a')]")
+    assert not compile_errors("['a', ?optional.of('b')]")
+    assert not compile_errors("'%d %s'.format([1, 'a'])")
