@@ -19,8 +19,8 @@ from policyeditor.engine.admission_result import EvaluationResult, PolicyOutcome
 from policyeditor.engine.matching import NamespaceSource
 from policyeditor.engine.mutating import evaluate_mutations, text_diff
 from policyeditor.engine.params import MISSING
+from policyeditor.engine.policy_common import EvalContext, name_of, spec_of
 from policyeditor.engine.request import AdmissionRequest
-from policyeditor.engine.validating import EvalContext
 from policyeditor.engine.versions import DEFAULT_VERSION, normalize_version
 
 __all__ = [
@@ -95,27 +95,25 @@ def _pairs(
 ) -> tuple[list[tuple[dict, list[dict | None]]], list[str]]:
     """(policy, its bindings) to evaluate, honouring the policy/binding filters; notes on misses."""
     notes: list[str] = []
-    selected_bindings = [b for b in bindings if binding is None or validating.name_of(b) == binding]
+    selected_bindings = [b for b in bindings if binding is None or name_of(b) == binding]
     wanted_policy = policy
     if binding is not None and selected_bindings and wanted_policy is None:
-        wanted_policy = str(validating.spec_of(selected_bindings[0]).get("policyName") or "")
-    names = {validating.name_of(p) for p in policies}
+        wanted_policy = str(spec_of(selected_bindings[0]).get("policyName") or "")
+    names = {name_of(p) for p in policies}
     for b in selected_bindings:
-        target = str(validating.spec_of(b).get("policyName") or "")
+        target = str(spec_of(b).get("policyName") or "")
         if target not in names:
             # The API server silently ignores a binding whose policy does not exist.
-            notes.append(
-                f"binding {validating.name_of(b)!r} names policy {target!r}, which is not given"
-            )
+            notes.append(f"binding {name_of(b)!r} names policy {target!r}, which is not given")
     pairs: list[tuple[dict, list[dict | None]]] = []
     for p in policies:
-        name = validating.name_of(p)
+        name = name_of(p)
         if wanted_policy is not None and name != wanted_policy:
             continue
-        mine = [b for b in selected_bindings if validating.spec_of(b).get("policyName") == name]
+        mine = [b for b in selected_bindings if spec_of(b).get("policyName") == name]
         if binding is not None and not mine:
             continue
-        all_mine = [b for b in bindings if validating.spec_of(b).get("policyName") == name]
+        all_mine = [b for b in bindings if spec_of(b).get("policyName") == name]
         pairs.append((p, list(mine) if all_mine else []))
     return pairs, notes
 
@@ -275,9 +273,9 @@ def _evaluate(
     all_bindings = (
         kinds["MutatingAdmissionPolicyBinding"] + kinds["ValidatingAdmissionPolicyBinding"]
     )
-    if policy is not None and all(validating.name_of(p) != policy for p in all_policies):
+    if policy is not None and all(name_of(p) != policy for p in all_policies):
         notes.append(f"policy {policy!r} not found")
-    if binding is not None and all(validating.name_of(b) != binding for b in all_bindings):
+    if binding is not None and all(name_of(b) != binding for b in all_bindings):
         notes.append(f"binding {binding!r} not found")
     if not all_policies:
         notes.append("no ValidatingAdmissionPolicy or MutatingAdmissionPolicy to evaluate")
@@ -310,10 +308,10 @@ def _with_object(request: AdmissionRequest, obj: dict | None) -> AdmissionReques
 
 
 def _namespace_error(pol: dict, message: str) -> PolicyOutcome:
-    spec = validating.spec_of(pol)
+    spec = spec_of(pol)
     outcome = PolicyOutcome(
         kind=str(pol.get("kind") or ""),
-        policy=validating.name_of(pol),
+        policy=name_of(pol),
         matched=True,
         failure_policy=str(spec.get("failurePolicy") or "Fail"),
         result="error",

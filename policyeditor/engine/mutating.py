@@ -22,9 +22,15 @@ from policyeditor.engine.applyconfig import ApplyError, apply_configuration
 from policyeditor.engine.jsonpatch import JSONPatchError, PatchTestFailed, apply_patch
 from policyeditor.engine.matching import match_binding, match_policy
 from policyeditor.engine.params import collect_params, param_label
+from policyeditor.engine.policy_common import (
+    EvalContext,
+    name_of,
+    record_variables,
+    run_match_conditions,
+    spec_of,
+)
 from policyeditor.engine.request import AdmissionRequest
 from policyeditor.engine.typedobject import DecodeError, strict_decode
-from policyeditor.engine.validating import EvalContext, name_of, run_match_conditions, spec_of
 
 KIND = "MutatingAdmissionPolicy"
 _PATCH_FIELDS = ("op", "path", "from", "value")
@@ -226,7 +232,7 @@ def run_invocation(
         if new == current and patch_type == "JSONPatch":
             step.reason = "no change (a failed test operation cancels the whole patch)"
         current = new
-    _record_variables(outcome, variables, evaluators)
+    record_variables(outcome, variables, evaluators)
     if outcome.errors:
         _record_error(outcome, outcome.errors[0], already_listed=True)
     elif any(step.status == "applied" for step in outcome.mutations):
@@ -236,29 +242,6 @@ def run_invocation(
         outcome.result = "allow"
         outcome.reason = "no change"
     return current, outcome
-
-
-def _record_variables(
-    outcome: PolicyOutcome, variables: acel.VariableSet, evaluators: list
-) -> None:
-    seen: dict[str, tuple[bool, Any]] = {}
-    for evaluator in evaluators:
-        for name, result in evaluator.variable_values().items():
-            seen.setdefault(name, result)
-    for index, name in enumerate(variables.names):
-        step = Step(
-            kind="variable", index=index, name=name, expression=variables.expressions.get(name, "")
-        )
-        if name in seen:
-            ok, value = seen[name]
-            step.status = "ok" if ok else "error"
-            if ok:
-                step.value = value
-            else:
-                step.error = str(value)
-        else:
-            step.status = "unused"
-        outcome.variables.append(step)
 
 
 def _record_error(outcome: PolicyOutcome, message: str, *, already_listed: bool = False) -> None:

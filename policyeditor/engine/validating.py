@@ -9,34 +9,26 @@ audit entry. Configuration errors (matching, params) bypass the actions: Fail de
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from policyeditor.engine import admission_cel as acel
 from policyeditor.engine.admission_result import PolicyOutcome, Step
-from policyeditor.engine.matching import NamespaceSource, match_binding, match_policy
-from policyeditor.engine.params import MISSING, collect_params, param_label
+from policyeditor.engine.matching import match_binding, match_policy
+from policyeditor.engine.params import collect_params, param_label
+from policyeditor.engine.policy_common import (
+    EvalContext,
+    name_of,
+    record_variables,
+    run_match_conditions,
+    spec_of,
+)
 from policyeditor.engine.request import AdmissionRequest
-from policyeditor.engine.versions import DEFAULT_VERSION
 
 KIND = "ValidatingAdmissionPolicy"
 MAX_MESSAGE_BYTES = 5 * 1024
 MAX_AUDIT_VALUE_BYTES = 10 * 1024
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
-
-
-@dataclass
-class EvalContext:
-    """Everything shared by the policies evaluated for one request."""
-
-    request: AdmissionRequest
-    version: str = DEFAULT_VERSION
-    resources: list[dict] = field(default_factory=list)
-    namespaces: NamespaceSource = field(default_factory=NamespaceSource)
-    namespace_object: dict | None = None  # what CEL's namespaceObject is (None when cluster-scoped)
-    authorizer: Any = None
-    params: Any = MISSING
-    check_match: bool = True
 
 
 @dataclass
@@ -50,26 +42,8 @@ class _Decision:
     index: int = 0
 
 
-def name_of(doc: dict | None) -> str:
-    """metadata.name of a document ("" when absent)."""
-    if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
-        return ""
-    return str(doc["metadata"].get("name") or "")
-
-
-def spec_of(doc: dict | None) -> dict:
-    """The spec mapping of a document ({} when absent or malformed)."""
-    spec = doc.get("spec") if isinstance(doc, dict) else None
-    return spec if isinstance(spec, dict) else {}
-
-
 def _action_for(failure_policy: str) -> str:
     return "admit" if failure_policy == "Ignore" else "deny"
-
-
-def _aggregate(errors: list[str]) -> str:
-    """utilerrors.NewAggregate(...).Error(): one error bare, several in brackets."""
-    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
 
 
 def deny_text(policy: str, binding: str | None, message: str) -> str:
@@ -77,82 +51,6 @@ def deny_text(policy: str, binding: str | None, message: str) -> str:
     if binding:
         return f"{KIND} '{policy}' with binding '{binding}' denied request: {message}"
     return f"{KIND} '{policy}' denied request: {message}"
-
-
-def run_match_conditions(
-    conditions: list[dict],
-    bindings: acel.Bindings,
-    version: str,
-    *,
-    has_params: bool,
-    mutating: bool,
-    failure_policy: str,
-    steps: list[Step],
-) -> tuple[str, str]:
-    """Evaluate matchConditions (KUBERNETES.md 10.3): ("match"|"skip"|"error", why/error text)."""
-    if not conditions:
-        return "match", ""
-    # Match conditions see no namespaceObject and no variables.
-    evaluator = acel.Evaluator(bindings, None, acel.MATCH_CONDITION_BUDGET, with_namespace=False)
-    errors: list[str] = []
-    false_name = ""
-    for index, condition in enumerate(conditions):
-        condition = condition if isinstance(condition, dict) else {}
-        name = str(condition.get("name") or "")
-        expression = str(condition.get("expression") or "")
-        step = Step(kind="matchCondition", index=index, name=name, expression=expression)
-        steps.append(step)
-        compiled = acel.compile_one(
-            expression.strip(), "matchCondition", version, has_params=has_params, mutating=mutating
-        )
-        ok, value, cost = evaluator.run(compiled)
-        step.cost = cost
-        if not ok:
-            if value == acel.BUDGET_MESSAGE:
-                step.status, step.error = "error", value
-                return ("skip", value) if failure_policy == "Ignore" else ("error", value)
-            step.status, step.error = "error", str(value)
-            errors.append(str(value))
-            continue
-        step.value = value
-        if value is True:
-            step.status = "true"
-        else:
-            step.status = "false"
-            if not false_name:
-                false_name = name
-    if false_name:
-        return "skip", f"matchCondition '{false_name}' is false"
-    if errors:
-        if failure_policy == "Ignore":
-            return "skip", "matchCondition error ignored (failurePolicy Ignore): " + _aggregate(
-                errors
-            )
-        return "error", _aggregate(errors)
-    return "match", ""
-
-
-def _record_variables(
-    outcome: PolicyOutcome, variables: acel.VariableSet, evaluators: list
-) -> None:
-    """Show each variable once: its value from the first pass that computed it."""
-    seen: dict[str, tuple[bool, Any]] = {}
-    for evaluator in evaluators:
-        for name, result in evaluator.variable_values().items():
-            seen.setdefault(name, result)
-    for index, name in enumerate(variables.names):
-        step = Step(
-            kind="variable", index=index, name=name, expression=variables.expressions.get(name, "")
-        )
-        if name in seen:
-            ok, value = seen[name]
-            if ok:
-                step.status, step.value = "ok", value
-            else:
-                step.status, step.error = "error", str(value)
-        else:
-            step.status = "unused"
-        outcome.variables.append(step)
 
 
 def _pick_message(validation: dict, message_value: Any, message_ok: bool) -> str:
@@ -212,7 +110,7 @@ def validate(
         step.cost = cost
         if not ok and value == acel.BUDGET_MESSAGE:
             step.status, step.error = "error", value
-            _record_variables(outcome, variables, [first])
+            record_variables(outcome, variables, [first])
             return [_Decision(_action_for(failure_policy), "error", acel.BUDGET_MESSAGE)], []
         results.append((ok, value))
 
@@ -285,7 +183,7 @@ def validate(
         if not ok:
             if value == acel.BUDGET_MESSAGE:
                 step.status, step.error = "error", value
-                _record_variables(outcome, variables, [first, second, third])
+                record_variables(outcome, variables, [first, second, third])
                 return [_Decision(_action_for(failure_policy), "error", value)], []
             step.status, step.error = "error", str(value)
             audits.append((key, "error", str(value)))
@@ -308,7 +206,7 @@ def validate(
             )
             step.status, step.error = "error", message
             audits.append((key, "error", message))
-    _record_variables(outcome, variables, [first, second, third])
+    record_variables(outcome, variables, [first, second, third])
     return decisions, audits
 
 

@@ -1,0 +1,119 @@
+"""What VAP and MAP evaluation share: the request context, match conditions, variable records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from policyeditor.engine import admission_cel as acel
+from policyeditor.engine.admission_result import PolicyOutcome, Step
+from policyeditor.engine.matching import NamespaceSource
+from policyeditor.engine.params import MISSING
+from policyeditor.engine.request import AdmissionRequest
+from policyeditor.engine.versions import DEFAULT_VERSION
+
+
+@dataclass
+class EvalContext:
+    """Everything shared by the policies evaluated for one request."""
+
+    request: AdmissionRequest
+    version: str = DEFAULT_VERSION
+    resources: list[dict] = field(default_factory=list)
+    namespaces: NamespaceSource = field(default_factory=NamespaceSource)
+    namespace_object: dict | None = None  # what CEL's namespaceObject is (None when cluster-scoped)
+    authorizer: Any = None
+    params: Any = MISSING
+    check_match: bool = True
+
+
+def name_of(doc: dict | None) -> str:
+    """metadata.name of a document ("" when absent)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
+        return ""
+    return str(doc["metadata"].get("name") or "")
+
+
+def spec_of(doc: dict | None) -> dict:
+    """The spec mapping of a document ({} when absent or malformed)."""
+    spec = doc.get("spec") if isinstance(doc, dict) else None
+    return spec if isinstance(spec, dict) else {}
+
+
+def aggregate(errors: list[str]) -> str:
+    """utilerrors.NewAggregate(...).Error(): one error bare, several in brackets."""
+    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+
+
+def run_match_conditions(
+    conditions: list[dict],
+    bindings: acel.Bindings,
+    version: str,
+    *,
+    has_params: bool,
+    mutating: bool,
+    failure_policy: str,
+    steps: list[Step],
+) -> tuple[str, str]:
+    """Evaluate matchConditions (KUBERNETES.md 10.3): ("match"|"skip"|"error", why/error text)."""
+    if not conditions:
+        return "match", ""
+    # Match conditions see no namespaceObject and no variables.
+    evaluator = acel.Evaluator(bindings, None, acel.MATCH_CONDITION_BUDGET, with_namespace=False)
+    errors: list[str] = []
+    false_name = ""
+    for index, condition in enumerate(conditions):
+        condition = condition if isinstance(condition, dict) else {}
+        name = str(condition.get("name") or "")
+        expression = str(condition.get("expression") or "")
+        step = Step(kind="matchCondition", index=index, name=name, expression=expression)
+        steps.append(step)
+        compiled = acel.compile_one(
+            expression.strip(), "matchCondition", version, has_params=has_params, mutating=mutating
+        )
+        ok, value, cost = evaluator.run(compiled)
+        step.cost = cost
+        if not ok:
+            if value == acel.BUDGET_MESSAGE:
+                step.status, step.error = "error", value
+                return ("skip", value) if failure_policy == "Ignore" else ("error", value)
+            step.status, step.error = "error", str(value)
+            errors.append(str(value))
+            continue
+        step.value = value
+        if value is True:
+            step.status = "true"
+        else:
+            step.status = "false"
+            if not false_name:
+                false_name = name
+    if false_name:
+        return "skip", f"matchCondition '{false_name}' is false"
+    if errors:
+        if failure_policy == "Ignore":
+            return "skip", "matchCondition error ignored (failurePolicy Ignore): " + aggregate(
+                errors
+            )
+        return "error", aggregate(errors)
+    return "match", ""
+
+
+def record_variables(outcome: PolicyOutcome, variables: acel.VariableSet, evaluators: list) -> None:
+    """Show each variable once: its value from the first pass that computed it."""
+    seen: dict[str, tuple[bool, Any]] = {}
+    for evaluator in evaluators:
+        for name, result in evaluator.variable_values().items():
+            seen.setdefault(name, result)
+    for index, name in enumerate(variables.names):
+        step = Step(
+            kind="variable", index=index, name=name, expression=variables.expressions.get(name, "")
+        )
+        if name in seen:
+            ok, value = seen[name]
+            if ok:
+                step.status, step.value = "ok", value
+            else:
+                step.status, step.error = "error", str(value)
+        else:
+            step.status = "unused"
+        outcome.variables.append(step)
