@@ -85,3 +85,8 @@ def form_data(html: str, form_id: str = "editor-form") -> QueryDict:
     for name, value in reader.pairs:
         data.appendlist(name, value)
     return data
+
+
+def postable(data: QueryDict) -> dict[str, list[str]]:
+    """The form data as the test client must get it: every value of a repeated name kept."""
+    return dict(data.lists())

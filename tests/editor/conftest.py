@@ -1,0 +1,26 @@
+"""Fixtures for the editor tests: drafts made from the gallery starters."""
+
+from __future__ import annotations
+
+import pytest
+
+from policyeditor.editor.services import create_draft
+from policyeditor.editor.starters import get_starter
+
+
+@pytest.fixture
+def replica_draft(alice):
+    """Alice's replica-limit VAP with its binding and param object."""
+    return create_draft(alice, get_starter("replica-limit").documents())
+
+
+@pytest.fixture
+def map_draft(alice):
+    """Alice's add-default-labels MAP."""
+    return create_draft(alice, get_starter("add-default-labels").documents())
+
+
+@pytest.fixture
+def htmx_headers():
+    """The headers htmx sends with every request."""
+    return {"HX-Request": "true"}
