@@ -82,17 +82,18 @@ class TestReport:
         lines = []
         for (before, after), count in groups.items():
             noun = "object" if count == 1 else "objects"
-            was = _past(before)
+            was = _past(before, count)
             lines.append(f"This change now {VERB.get(after or '', after)} {count} {noun} {was}.")
         return lines
 
 
-def _past(result: str | None) -> str:
+def _past(result: str | None, count: int) -> str:
     words = {"allow": "allowed", "deny": "denied", "warn": "warned about", "audit": "audited"}
     words |= {"skip": "skipped", "error": "failing"}
     if result is None:
         return "that had no result"
-    return f"that were {words.get(result, result)}"
+    verb = "was" if count == 1 else "were"
+    return f"that {verb} {words.get(result, result)}"
 
 
 def parse_case(text: str) -> dict:
