@@ -35,6 +35,9 @@ MAX_DOCUMENTS = 1000
 MAX_ALIASES = 10_000  # alias uses per input
 MAX_ALIAS_NODES = 100_000  # nodes that alias expansion may add per input
 MAX_ALIAS_CHARS = MAX_BYTES  # scalar characters that alias expansion may add per input
+MAX_NODES = (
+    100_000  # composed nodes per input: bounds the time a 3 MiB input takes (policies need ~100s)
+)
 
 __all__ = [
     "MAX_ALIAS_CHARS",
@@ -43,6 +46,7 @@ __all__ = [
     "MAX_BYTES",
     "MAX_DEPTH",
     "MAX_DOCUMENTS",
+    "MAX_NODES",
     "ManifestError",
     "dump_documents",
     "load_documents",
@@ -88,6 +92,19 @@ class ManifestError(InputError):
 class _LoadResolver(Resolver):
     """YAML 1.1 implicit types minus timestamps: Kubernetes (sigs.k8s.io/yaml) keeps them strings."""
 
+    def resolve(self, kind: type, value: Any, implicit: Any) -> str:
+        # Resolution is the hot spot of loading; manifests repeat their scalars a lot.
+        if kind is not ScalarNode or not isinstance(value, str) or len(value) > 64:
+            return Resolver.resolve(self, kind, value, implicit)
+        cache = self.__dict__.setdefault("_tag_cache", {})
+        key = (value, implicit)
+        tag = cache.get(key)
+        if tag is None:
+            tag = Resolver.resolve(self, kind, value, implicit)
+            if len(cache) < 10_000:
+                cache[key] = tag
+        return tag
+
 
 _LoadResolver.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
@@ -114,6 +131,7 @@ class _LimitedComposer(Composer):
         self.alias_uses = 0
         self.alias_nodes = 0
         self.alias_chars = 0
+        self.nodes = 0
 
     def compose_document(self) -> Node:
         self.documents += 1
@@ -125,6 +143,9 @@ class _LimitedComposer(Composer):
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
         event = self.peek_event()
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise _Limited(f"too many nodes (more than {MAX_NODES})", event.start_mark)
         if isinstance(event, AliasEvent):
             node = Composer.compose_node(self, parent, index)
             size = getattr(node, "_size", None)

@@ -14,6 +14,7 @@ from policyeditor.engine.manifests import (
     MAX_BYTES,
     MAX_DEPTH,
     MAX_DOCUMENTS,
+    MAX_NODES,
     ManifestError,
     dump_documents,
     load_documents,
@@ -365,7 +366,7 @@ _values = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.dictionaries(_tricky_text, _values, max_size=5), max_size=3))
 def test_load_of_dump_round_trips_exactly(docs):
     docs = [doc for doc in docs if doc]  # empty documents are skipped on load
@@ -379,3 +380,17 @@ def test_load_of_dump_round_trips_exactly(docs):
     assert [type(v) for d in loaded for v in d.values()] == [
         type(v) for d in docs for v in d.values()
     ]
+
+
+def test_inputs_with_too_many_nodes_are_refused_quickly():
+    text = "a: [" + "1," * (MAX_NODES + 10) + "1]"
+    started = time.perf_counter()
+    with pytest.raises(ManifestError, match=f"too many nodes \\(more than {MAX_NODES}\\)"):
+        load_documents(text)
+    assert time.perf_counter() - started < 10
+
+
+def test_a_large_realistic_manifest_loads():
+    items = "".join(f"  key{i}: value-{i}\n" for i in range(5000))
+    docs = load_documents(f"apiVersion: v1\nkind: ConfigMap\ndata:\n{items}")
+    assert len(docs[0]["data"]) == 5000
