@@ -205,3 +205,50 @@ def check(target: Any, verb: str) -> Any:
     if isinstance(target, PathCheckMessage):
         return check_path(target, verb)
     return check_resource(target, verb)
+
+
+def _zero(value: Any) -> bool:
+    return value in (None, "", False, 0) or value == [] or value == {}
+
+
+def _comparable(attributes: dict) -> dict:
+    """Attributes as the conformance vectors write them: user as {name, groups}, zeros dropped."""
+    record = dict(attributes)
+    user = record.pop("user", "")
+    if not isinstance(user, dict):  # an AttributesRecord: the user is split over several keys
+        user = {"name": user, "groups": record.pop("groups", [])}
+    for key in ("uid", "extra"):
+        if not _zero(record.get(key)):
+            user[key] = record[key]
+        record.pop(key, None)
+    record["user"] = {k: v for k, v in user.items() if not _zero(v)}
+    return {k: v for k, v in record.items() if not _zero(v)}
+
+
+@dataclass
+class MockAuthorizer:
+    """The conformance vectors' `$mock` authorizers (KUBERNETES.md 16), for tests and the CLI."""
+
+    spec: dict
+
+    def authorize(self, attributes: dict) -> AuthorizationDecision:
+        """allowIfAttributesEqual: Allow iff the check's attributes equal the given ones."""
+        kind = self.spec.get("$mock")
+        if kind == "allowIfAttributesEqual":
+            if _comparable(attributes) == _comparable(self.spec.get("attributes") or {}):
+                return AuthorizationDecision("allow")
+            answer = self.spec.get("otherwise") or {}
+        elif kind == "fixed":
+            answer = self.spec
+        else:
+            raise ValueError(f"unknown authorizer mock {kind!r}")
+        return AuthorizationDecision(
+            decision=_normal(str(answer.get("decision") or "noOpinion")),
+            reason=str(answer.get("reason") or ""),
+            error=str(answer.get("error") or ""),
+        )
+
+
+def mock_authorizer(spec: dict) -> MockAuthorizer:
+    """An Authorizer for a vector's `{"$mock": ...}` description."""
+    return MockAuthorizer(spec)

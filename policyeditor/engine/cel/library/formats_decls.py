@@ -114,6 +114,8 @@ def _ident_before(source: str, i: int) -> bool:
 
 def optional_suffix_offsets(source: str) -> list[int]:
     """Offsets just after each `….validate(…)` / `format.named(…)` call's closing parenthesis."""
+    if "validate" not in source and "named" not in source:
+        return []
     tokens = _tokens(source)
     offsets = []
     for index, (_start, _end, text) in enumerate(tokens):
