@@ -194,6 +194,10 @@ def _compile(
     except Exception as exc:  # noqa: BLE001 - a broken declaration must not escape
         return CompileResult(errors=[CelIssue(f"cannot build the CEL environment: {exc}")])
     rw = rewrite.Rewrite(expression)
+    from .library import formats_decls  # format optionals: see library/formats_decls.py
+
+    for offset in formats_decls.optional_suffix_offsets(expression):
+        rw.add(offset, offset, formats_decls.OPTIONAL_SUFFIX)
     if env.mutating and rewrite.may_construct(expression):
         parsed = _parse(env, expression)
         if parsed is not None:
