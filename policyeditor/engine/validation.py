@@ -22,6 +22,7 @@ from .validation_cel import CelChecker, Preexisting, preexisting_expressions
 from .validation_common import (
     child,
     duplicate,
+    go_quote,
     internal,
     invalid,
     not_supported,
@@ -244,3 +245,24 @@ def validate_documents(
                 else:
                     seen[key] = position
     return found
+
+
+def status_message(doc: Any, errors: list[FieldError]) -> str:
+    """The API server's answer for invalid `doc` (apierrors.NewInvalid's Status message).
+
+    `ValidatingAdmissionPolicy.admissionregistration.k8s.io "demo" is invalid: [e1, e2]`; a single
+    error is not bracketed. Empty when there are no errors.
+    """
+    if not errors:
+        return ""
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    meta = doc.get("metadata") if isinstance(doc, dict) else None
+    name = meta.get("name") if isinstance(meta, dict) else None
+    qualified = (
+        f"{kind}.{GROUP}"
+        if isinstance(kind, str) and kind in POLICY_KINDS
+        else str(kind or "object")
+    )
+    rendered = [str(error) for error in errors]
+    body = rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]"
+    return f"{qualified} {go_quote(str(name or ''))} is invalid: {body}"

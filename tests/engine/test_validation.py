@@ -10,7 +10,12 @@ from hypothesis import strategies as st
 
 from policyeditor.engine.errors import FieldError
 from policyeditor.engine.manifests import load_documents
-from policyeditor.engine.validation import validate_document, validate_documents, warnings_for
+from policyeditor.engine.validation import (
+    status_message,
+    validate_document,
+    validate_documents,
+    warnings_for,
+)
 
 DOCS = load_documents(
     """
@@ -464,3 +469,16 @@ def test_arbitrary_documents_give_field_errors_and_never_raise(kind, body):
     errors = validate_document(doc, default=False) + validate_document(doc, old=doc)
     assert all(isinstance(error, FieldError) for error in errors)
     assert not [error for error in errors if error.message.startswith("Internal error")]
+
+
+def test_status_message_is_the_api_servers_invalid_answer():
+    doc = _with(VAPB, "spec.validationActions", None)
+    doc["spec"]["policyName"] = ""
+    errors = validate_document(doc)
+    assert status_message(doc, errors) == (
+        'ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io "demo-binding-test.example.com" is invalid: '
+        "[spec.policyName: Required value, spec.validationActions: Required value: at least one validation "
+        "action is required]"
+    )
+    assert status_message(doc, errors[:1]).endswith("is invalid: spec.policyName: Required value")
+    assert status_message(doc, []) == ""
