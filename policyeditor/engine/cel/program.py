@@ -44,6 +44,15 @@ class Activation:
         return data
 
 
+# cel-expr-python stops any evaluation after 10,000 comprehension iterations in total (cel-cpp's
+# comprehension_max_iterations, not configurable from Python). Kubernetes has no such cap, so
+# this is reported as what it is rather than as a Kubernetes cost error.
+ENGINE_ITERATION_MESSAGE = (
+    "evaluation stopped after 10000 comprehension iterations: a limit of the CEL engine used by "
+    "policyeditor (cel-expr-python), not of Kubernetes"
+)
+
+
 class VariableResolver:
     """Composited variables of one activation: evaluated on first read, then memoised."""
 
@@ -121,6 +130,8 @@ class Program:
             try:
                 value = self._expression.eval(data=data)
             except Exception as exc:  # noqa: BLE001 - unconvertible input is a runtime error
+                if "Iteration budget exceeded" in str(exc):
+                    return False, ENGINE_ITERATION_MESSAGE
                 return False, f"invalid input: {exc}"
         if state.exceeded:
             return False, state.exceeded

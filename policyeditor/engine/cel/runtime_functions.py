@@ -104,7 +104,11 @@ def _map_insert(accu: dict, key: Any, value: Any = None) -> dict:
 def _cost(amount: int, condition: bool) -> bool:
     state = runtime_state.current()
     if state is not None:
-        state.charge(amount)
+        try:
+            state.charge(amount)
+        except runtime_state.CostExceeded:
+            # Stop every loop at once; the evaluator reports the limit instead of the result.
+            return False
     return condition
 
 
