@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from policyeditor.engine.testing_check import check
-from policyeditor.engine.testing_files import POLICY_KINDS, display, load_documents
+from policyeditor.engine.testing_files import (
+    BINDING_KINDS,
+    POLICY_KINDS,
+    display,
+    load_documents,
+    name_of,
+)
 from policyeditor.engine.testing_kaptest import is_kaptest_name, load_kaptest, looks_like_kaptest
 from policyeditor.engine.testing_kat import TESTS_DIR, is_kat_dir, is_policy_file, load_kat
 from policyeditor.engine.testing_model import (
@@ -46,21 +52,6 @@ __all__ = [
 ]
 
 _SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
-# kaptest ignores matchConstraints: the policy is made to match every request.
-_MATCH_ALL = {
-    "resourceRules": [
-        {
-            "apiGroups": ["*"],
-            "apiVersions": ["*"],
-            "operations": ["*"],
-            "resources": ["*", "*/*"],
-            "scope": "*",
-        }
-    ],
-    "matchPolicy": "Equivalent",
-    "namespaceSelector": {},
-    "objectSelector": {},
-}
 
 
 @dataclass
@@ -249,7 +240,8 @@ def _evaluate_case(case: TestCase) -> CaseResult:
         return CaseResult(case=case, passed=False, failures=[str(error)])
     # kaptest checks manifests against the schema only, and its own examples rely on it (a
     # messageExpression adding a string to an int variable): API-server validation is ours alone.
-    problems = [] if case.cel_only else _validation_problems(case.documents, version, validation)
+    relevant = _relevant_documents(case)
+    problems = [] if case.cel_only else _validation_problems(relevant, version, validation)
     if problems:
         return CaseResult(
             case=case, passed=False, failures=["the policies are not valid:", *problems]
@@ -258,7 +250,7 @@ def _evaluate_case(case: TestCase) -> CaseResult:
 
     documents = _cel_only(case.documents, case.policy) if case.cel_only else case.documents
     if case.layout == "policytest" and case.binding is None:
-        documents = [d for d in documents if d.get("kind") in POLICY_KINDS]
+        documents = [d for d in documents if d.get("kind") not in BINDING_KINDS]
     try:
         request = admission.AdmissionRequest.build(
             object=case.object,
@@ -279,6 +271,8 @@ def _evaluate_case(case: TestCase) -> CaseResult:
         kwargs["namespace_object"] = case.namespace_object
     if case.authorizer is not None:
         kwargs["authorizer"] = MockAuthorizer(parse_entries(case.authorizer))
+    if case.cel_only:
+        kwargs["check_match"] = False  # kaptest does not apply matchConstraints
     outcome = admission.evaluate(
         documents, request, policy=case.policy, binding=case.binding, **kwargs
     )
@@ -288,35 +282,52 @@ def _evaluate_case(case: TestCase) -> CaseResult:
     return CaseResult(case=case, passed=not failures, failures=failures, outcome=outcome.to_dict())
 
 
-# (id of a suite's document list, version) -> (that list, its problems); holding the list keeps
-# its id from being reused by another suite while the entry lives.
-_VALIDATION_CACHE: dict[tuple[int, str], tuple[list[dict], list[str]]] = {}
+# (ids of the documents, version) -> (the documents, their problems); holding the documents keeps
+# their ids from being reused by other objects while the entry lives.
+_VALIDATION_CACHE: dict[tuple[tuple[int, ...], str], tuple[list[dict], list[str]]] = {}
+
+
+def _relevant_documents(case: TestCase) -> list[dict]:
+    """The documents a case evaluates: its policy and the bindings it goes through (else all)."""
+    if case.policy is None:
+        return case.documents
+    bindings = []
+    for doc in case.documents:
+        spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+        if doc.get("kind") not in BINDING_KINDS or spec.get("policyName") != case.policy:
+            continue
+        if case.binding is not None and name_of(doc) == case.binding:
+            bindings.append(doc)
+        elif case.binding is None and case.layout != "policytest":
+            bindings.append(doc)  # a policytest case without `binding` evaluates the policy alone
+    policies = [
+        d for d in case.documents if d.get("kind") in POLICY_KINDS and name_of(d) == case.policy
+    ]
+    return policies + bindings
 
 
 def _validation_problems(documents: list[dict], version: str, validation: Any) -> list[str]:
-    """API-server validation of the suite's policies (once per suite and version)."""
-    key = (id(documents), version)
+    """API-server validation of the documents a case uses (once per set and version)."""
+    key = (tuple(id(d) for d in documents), version)
     cached = _VALIDATION_CACHE.get(key)
-    if cached is None or cached[0] is not documents:
+    if cached is None or any(a is not b for a, b in zip(cached[0], documents, strict=True)):
         problems = []
         for index, error in validation.validate_documents(documents, version=version):
             doc = documents[index] if 0 <= index < len(documents) else {}
-            name = (doc.get("metadata") or {}).get("name", "") if isinstance(doc, dict) else ""
-            problems.append(f"{doc.get('kind', 'document')} {name!r}: {error}")
+            problems.append(f"{doc.get('kind', 'document')} {name_of(doc)!r}: {error}")
         if len(_VALIDATION_CACHE) > 256:
             _VALIDATION_CACHE.clear()
-        _VALIDATION_CACHE[key] = (documents, problems)
+        _VALIDATION_CACHE[key] = (list(documents), problems)
     return _VALIDATION_CACHE[key][1]
 
 
 def _cel_only(documents: list[dict], policy: str | None) -> list[dict]:
-    """kaptest: the named policy matching every request under failurePolicy Fail, nothing else."""
+    """kaptest: the named policy alone, under failurePolicy Fail (kaptest reports errors as such)."""
     result = []
     for doc in documents:
         if doc.get("kind") in POLICY_KINDS and (doc.get("metadata") or {}).get("name") == policy:
             doc = copy.deepcopy(doc)
             spec = doc.setdefault("spec", {})
-            spec["matchConstraints"] = copy.deepcopy(_MATCH_ALL)
             spec["failurePolicy"] = "Fail"
             result.append(doc)
         elif doc.get("kind") not in POLICY_KINDS:

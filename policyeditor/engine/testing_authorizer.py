@@ -100,7 +100,10 @@ class MockAuthorizer:
 
     def authorize(self, attributes: dict) -> Any:
         """The first matching entry's decision, as the cel authz library expects it."""
-        from policyeditor.engine.cel import AuthorizationDecision
+        try:
+            from policyeditor.engine.cel import AuthorizationDecision
+        except ImportError:  # the re-export is cel-core's; the class lives in the authz library
+            from policyeditor.engine.cel.library.authz import AuthorizationDecision
 
         self.checks.append(dict(attributes))
         for entry in self.entries:

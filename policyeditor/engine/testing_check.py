@@ -122,7 +122,17 @@ def object_diff(expected: Any, actual: Any) -> str:
     return "\n".join(lines)
 
 
+def _sorted(value: Any) -> Any:
+    # both sides in one key order, so the diff shows changed values rather than moved keys
+    if isinstance(value, dict):
+        return {key: _sorted(value[key]) for key in sorted(value, key=str)}
+    if isinstance(value, list):
+        return [_sorted(item) for item in value]
+    return value
+
+
 def _yaml(value: Any) -> str:
+    value = _sorted(value)
     if value is None:
         return "null\n"
     if isinstance(value, dict):

@@ -237,6 +237,8 @@ def _fill_test(
     )
     case.params = _params(test.get("param"), f"{where}.param", policy, resources)
     case.namespace_object = _namespace(obj, old, where, resources)
+    # kaptest's request namespace is the object's own: "" (and a null namespaceObject) without one
+    case.request["namespace"] = namespace_of(obj if obj is not None else old)
     case.user_info = _user_info(test.get("userInfo"), f"{where}.userInfo")
     case.expect = _expectation(mapped, test, where, obj, resources)
 

@@ -36,7 +36,7 @@ def test_expectations_map_admit_to_allow_and_keep_skip_and_deny():
 
 def test_kaptest_requests_are_dry_run():
     cases = load_kaptest(_manifest("vap-standard-resources.test", "kaptest.yaml"))
-    assert all(c.request == {"dryRun": True} for c in cases)
+    assert all(c.request == {"dryRun": True, "namespace": ""} for c in cases)
 
 
 def test_param_is_found_by_the_policy_param_kind_and_name():
