@@ -15,7 +15,7 @@ export DJANGO_SETTINGS_MODULE := policyeditor.settings
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
 	@touch $(STAMP)
 
 install: $(STAMP)
