@@ -10,14 +10,24 @@ from __future__ import annotations
 
 import cel_expr_python.cel as cel
 from common import Goal, interleaved
-from fixtures import MATCH_CONDITION, VALIDATIONS, VARIABLES, binding, deployment, policy, request_fields
+from fixtures import (
+    MATCH_CONDITION,
+    VALIDATIONS,
+    VARIABLES,
+    binding,
+    deployment,
+    policy,
+    request_fields,
+)
 
 from policyeditor.engine.admission import AdmissionRequest, evaluate
 
 
 def bare_cel_expr_python():
     """A callable evaluating every expression once with cel-expr-python, pre-compiled, as dyn."""
-    env = cel.NewEnv(variables={"object": cel.Type.DYN, "request": cel.Type.DYN, "variables": cel.Type.DYN})
+    env = cel.NewEnv(
+        variables={"object": cel.Type.DYN, "request": cel.Type.DYN, "variables": cel.Type.DYN}
+    )
     compiled_vars = [(name, env.compile(expr)) for name, expr in VARIABLES]
     condition = env.compile(MATCH_CONDITION)
     validations = [(env.compile(e), env.compile(m)) for e, m in VALIDATIONS]
@@ -43,7 +53,9 @@ def bare_cel_expr_python():
 def ours():
     """A callable running our full evaluation of the policy and binding for the Deployment."""
     docs = [policy(), binding()]
-    request = AdmissionRequest.build(object=deployment(), user_info={"username": "alice", "groups": ["dev"]})
+    request = AdmissionRequest.build(
+        object=deployment(), user_info={"username": "alice", "groups": ["dev"]}
+    )
 
     def run():
         result = evaluate(docs, request)
@@ -60,14 +72,18 @@ def celpy_runner():
     env = celpy.Environment()
     compiled_vars = [(name, env.program(env.compile(expr))) for name, expr in VARIABLES]
     condition = env.program(env.compile(MATCH_CONDITION))
-    validations = [(env.program(env.compile(e)), env.program(env.compile(m))) for e, m in VALIDATIONS]
+    validations = [
+        (env.program(env.compile(e)), env.program(env.compile(m))) for e, m in VALIDATIONS
+    ]
     obj, req = celpy.json_to_cel(deployment()), celpy.json_to_cel(request_fields())
 
     def run() -> list:
         condition.evaluate({"object": obj, "request": req})
         values = {}
         for name, program in compiled_vars:
-            values[name] = program.evaluate({"object": obj, "request": req, "variables": celpy.json_to_cel(values)})
+            values[name] = program.evaluate(
+                {"object": obj, "request": req, "variables": celpy.json_to_cel(values)}
+            )
         activation = {"object": obj, "request": req, "variables": celpy.celtypes.MapType(values)}
         return [(c.evaluate(activation), m.evaluate(activation)) for c, m in validations]
 
@@ -83,8 +99,12 @@ def run() -> list[Goal]:
     celpy_time = interleaved({"celpy": celpy_run, "ours": ours_run}, repeat=20, rounds=3)
     overhead = times["ours"] / times["bare"]
     speedup = celpy_time["celpy"] / celpy_time["ours"]
-    print(f"full evaluate: {times['ours'] * 1e6:.0f} us/request; bare cel-expr-python: {times['bare'] * 1e6:.0f} us")
-    print(f"celpy: {celpy_time['celpy'] * 1e6:.0f} us/request; ours in the same rounds: {celpy_time['ours'] * 1e6:.0f} us")
+    print(
+        f"full evaluate: {times['ours'] * 1e6:.0f} us/request; bare cel-expr-python: {times['bare'] * 1e6:.0f} us"
+    )
+    print(
+        f"celpy: {celpy_time['celpy'] * 1e6:.0f} us/request; ours in the same rounds: {celpy_time['ours'] * 1e6:.0f} us"
+    )
     return [
         Goal("1 engine overhead (full evaluate / bare cel-expr-python)", overhead, 1.5),
         Goal("2 speed-up over celpy (pure-Python CEL)", speedup, 30, lower_is_better=False),

@@ -41,7 +41,9 @@ def per_call(fn: Callable[[], object], *, repeat: int, rounds: int = 5) -> float
     return best
 
 
-def interleaved(subjects: dict[str, Callable[[], object]], *, repeat: int, rounds: int = 7) -> dict[str, float]:
+def interleaved(
+    subjects: dict[str, Callable[[], object]], *, repeat: int, rounds: int = 7
+) -> dict[str, float]:
     """Seconds per call for several subjects, measured in alternating rounds so drift hits all alike."""
     best = {name: float("inf") for name in subjects}
     for _ in range(rounds):
@@ -56,5 +58,9 @@ def interleaved(subjects: dict[str, Callable[[], object]], *, repeat: int, round
 def percentiles(samples: list[float]) -> dict[str, float]:
     """Median, p95 and p99 of a list of samples (seconds)."""
     ordered = sorted(samples)
-    cuts = statistics.quantiles(ordered, n=100, method="inclusive") if len(ordered) > 1 else ordered * 99
+    cuts = (
+        statistics.quantiles(ordered, n=100, method="inclusive")
+        if len(ordered) > 1
+        else ordered * 99
+    )
     return {"p50": statistics.median(ordered), "p95": cuts[94], "p99": cuts[98]}

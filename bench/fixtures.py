@@ -7,7 +7,10 @@ import copy
 VARIABLES = [
     ("containers", "object.spec.template.spec.containers"),
     ("replicas", "has(object.spec.replicas) ? object.spec.replicas : 1"),
-    ("team", "has(object.metadata.labels) && 'team' in object.metadata.labels ? object.metadata.labels['team'] : ''"),
+    (
+        "team",
+        "has(object.metadata.labels) && 'team' in object.metadata.labels ? object.metadata.labels['team'] : ''",
+    ),
 ]
 MATCH_CONDITION = "!(request.userInfo.username in ['system:admin'])"
 # Ten validations in standard CEL (so the pure-Python alternative can run the very same text).
@@ -15,12 +18,24 @@ VALIDATIONS = [
     ("variables.replicas <= 10", "'replicas ' + string(variables.replicas) + ' exceed 10'"),
     ("variables.team != ''", "'label team is required'"),
     ("variables.containers.all(c, !c.image.endsWith(':latest'))", "'no latest tags'"),
-    ("variables.containers.all(c, c.image.startsWith('registry.example.com/'))", "'images come from registry.example.com'"),
-    ("variables.containers.all(c, has(c.resources) && has(c.resources.limits))", "'containers need limits'"),
-    ("variables.containers.all(c, !has(c.securityContext) || !has(c.securityContext.privileged) || c.securityContext.privileged == false)", "'privileged containers are not allowed'"),
+    (
+        "variables.containers.all(c, c.image.startsWith('registry.example.com/'))",
+        "'images come from registry.example.com'",
+    ),
+    (
+        "variables.containers.all(c, has(c.resources) && has(c.resources.limits))",
+        "'containers need limits'",
+    ),
+    (
+        "variables.containers.all(c, !has(c.securityContext) || !has(c.securityContext.privileged) || c.securityContext.privileged == false)",
+        "'privileged containers are not allowed'",
+    ),
     ("size(variables.containers) <= 5", "'at most 5 containers'"),
     ("object.metadata.name.matches('^[a-z][-a-z0-9]*$')", "'name must be a DNS label'"),
-    ("!has(object.spec.template.spec.hostNetwork) || object.spec.template.spec.hostNetwork == false", "'hostNetwork is not allowed'"),
+    (
+        "!has(object.spec.template.spec.hostNetwork) || object.spec.template.spec.hostNetwork == false",
+        "'hostNetwork is not allowed'",
+    ),
     ("variables.containers.exists(c, c.name == 'app')", "'one container must be named app'"),
 ]
 
@@ -45,9 +60,7 @@ def policy() -> dict:
             },
             "matchConditions": [{"name": "not-admin", "expression": MATCH_CONDITION}],
             "variables": [{"name": n, "expression": e} for n, e in VARIABLES],
-            "validations": [
-                {"expression": e, "messageExpression": m} for e, m in VALIDATIONS
-            ],
+            "validations": [{"expression": e, "messageExpression": m} for e, m in VALIDATIONS],
         },
     }
 
