@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from cel_expr_python import cel
+from google.protobuf import duration_pb2, timestamp_pb2
 
 from .errors import guarded
 
@@ -41,6 +43,24 @@ class Spec:
     extension: bool = False
 
 
+def _to_cel(value: Any) -> Any:
+    # a dyn-typed result is not converted by cel-expr-python: durations and timestamps must be
+    # handed back as their protobuf well-known types
+    if isinstance(value, datetime.timedelta):
+        message = duration_pb2.Duration()
+        message.FromTimedelta(value)
+        return message
+    if isinstance(value, datetime.datetime):
+        message = timestamp_pb2.Timestamp()
+        message.FromDatetime(value)
+        return message
+    return value
+
+
+def _dyn_result(function: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda *args: _to_cel(function(*args))
+
+
 def _type(signature: str) -> cel.Type:
     return cel.Type(signature)
 
@@ -54,7 +74,14 @@ def build_function_decls(specs: Iterable[Spec]) -> list[cel.FunctionDecl]:
             _type(spec.result),
             [_type(p) for p in spec.params],
             is_member=spec.member,
-            impl=guarded(spec.impl) if spec.impl is not None else None,
+            impl=_implementation(spec),
         )
         by_name.setdefault(spec.name, []).append(overload)
     return [cel.FunctionDecl(name, overloads) for name, overloads in by_name.items()]
+
+
+def _implementation(spec: Spec) -> Callable[..., Any] | None:
+    if spec.impl is None:
+        return None
+    impl = guarded(spec.impl)
+    return _dyn_result(impl) if spec.result == "dyn" else impl

@@ -16,7 +16,7 @@ _SCALAR_KINDS = {
     "double": (float,),
     "string": (str,),
     "bool": (bool,),
-    "bytes": (bytes,),
+    "bytes": (bytes, bytearray),
     "duration": (datetime.timedelta,),
     "timestamp": (datetime.datetime,),
 }

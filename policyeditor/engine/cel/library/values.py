@@ -18,6 +18,7 @@ def _is_number(value: Any) -> bool:
 
 def cel_equal(left: Any, right: Any) -> bool:
     """CEL `==` (heterogeneous equality: 1 == 1.0, true != 1, lists and maps element-wise)."""
+    left, right = _plain_bytes(left), _plain_bytes(right)
     if _is_number(left) and _is_number(right):
         if isinstance(left, float) and math.isnan(left):
             return False
@@ -51,8 +52,14 @@ def _find_key(mapping: dict, key: Any) -> Any:
     return _MISSING
 
 
+def _plain_bytes(value: Any) -> Any:
+    # cel-expr-python hands CEL bytes to Python as bytearray
+    return bytes(value) if isinstance(value, bytearray) else value
+
+
 def comparable_kind(value: Any) -> str | None:
     """The CEL ordering family of a value ('number', 'string', ...), None if it has no `<`."""
+    value = _plain_bytes(value)
     if isinstance(value, bool):
         return "bool"
     if _is_number(value):
@@ -73,6 +80,7 @@ def cel_less(left: Any, right: Any) -> bool:
     kind = comparable_kind(left)
     if kind is None or kind != comparable_kind(right):
         raise TypeError("no such overload")
+    left, right = _plain_bytes(left), _plain_bytes(right)
     if kind == "string":
         # Go compares strings byte-wise (UTF-8); code-point order is the same except for surrogates
         return left.encode("utf-8", "surrogatepass") < right.encode("utf-8", "surrogatepass")

@@ -16,7 +16,9 @@ from policyeditor.engine.cel.library import formats_decls
 @functools.lru_cache(maxsize=64)
 def env_for(names: tuple[str, ...], variables: tuple[str, ...] = ("object",)) -> Any:
     """An env with strings v2, optional types and the named Kubernetes libraries."""
-    libs = [library.library(name) for name in names]
+    # the Go tests of the cidr library build their env with the ip library too
+    wanted = list(names) + (["kubernetes.net.ip"] if "kubernetes.net.cidr" in names else [])
+    libs = [library.library(name) for name in dict.fromkeys(wanted)]
     decls = library.env_declarations(libs)
     types = {name: cel.Type.DYN for name in variables}
     if "authorizer" in variables:

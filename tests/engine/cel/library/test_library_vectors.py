@@ -1,0 +1,36 @@
+"""The cel.jsonl vectors that name Kubernetes libraries, evaluated in an env of just those."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.engine.cel.library.helpers import EvalError, evaluate
+from tests.vectors import load_vectors, vector_id
+
+VECTORS = [(i, r) for i, r in enumerate(load_vectors("cel.jsonl")) if r.get("libraries")]
+
+
+@pytest.mark.parametrize(
+    "record", [r for _, r in VECTORS], ids=[vector_id(r, i) for i, r in VECTORS]
+)
+def test_library_vector_matches_kubernetes(record: dict) -> None:
+    names = tuple(record["libraries"])
+    if "expect" in record:
+        assert evaluate(record["expr"], names, record.get("vars")) == record["expect"]
+        return
+    with pytest.raises(EvalError) as caught:
+        evaluate(record["expr"], names, record.get("vars"))
+    if "phase" in record:
+        assert caught.value.phase == record["phase"]
+    expected = record["expect_error"]
+    if record.get("error_match") == "regex":
+        assert re.search(expected, str(caught.value))
+    else:
+        assert expected in str(caught.value)
+
+
+def test_every_named_library_has_vectors() -> None:
+    named = {name for _, r in VECTORS for name in r["libraries"]}
+    assert {"kubernetes.net.ip", "kubernetes.quantity", "kubernetes.format"} <= named
