@@ -9,7 +9,7 @@ from typing import Any
 from . import ast_pb, cost
 from .ast_walk import walk
 from .environment import MAP_ALIASES
-from .runtime_functions import COST_FN, MAP_INSERT_FN, VARIABLE_FN
+from .runtime_functions import COST_FN, GO_ZERO_TIME_FN, MAP_INSERT_FN, VARIABLE_FN
 
 
 @dataclass
@@ -64,12 +64,37 @@ def prepare(checked: Any) -> RuntimeAst:
             )
             del out.reference_map[node.id]
             out.reference_map[node.id].overload_id.append(overload)
+        elif kind == "call_expr" and node.call_expr.function == "optional.ofNonZeroValue":
+            next_id = _wrap_go_zero_time(out, node, next_id)
         elif kind == "comprehension_expr":
             has_loops = True
     base = cost.fixed_cost(out.expr, minimum=True)
     if has_loops:
         next_id = _instrument_loops(out, next_id)
     return RuntimeAst(out, base, has_loops, tuple(dict.fromkeys(used_variables)))
+
+
+def _wrap_go_zero_time(out: Any, node: Any, next_id: int) -> int:
+    """optional.ofNonZeroValue(timestamp) -> ofNonZeroValue(__k8s_go_zero_time(timestamp))."""
+    if len(node.call_expr.args) != 1:
+        return next_id
+    arg = node.call_expr.args[0]
+    arg_type = out.type_map.get(arg.id)
+    if (
+        arg_type is None
+        or arg_type.WhichOneof("type_kind") != "well_known"
+        or arg_type.well_known != 2
+    ):
+        return next_id
+    inner = ast_pb.Expr()
+    inner.CopyFrom(arg)
+    arg.Clear()
+    arg.id = next_id
+    arg.call_expr.function = GO_ZERO_TIME_FN
+    arg.call_expr.args.add().CopyFrom(inner)
+    out.type_map[next_id].CopyFrom(arg_type)
+    out.reference_map[next_id].overload_id.append(f"{GO_ZERO_TIME_FN}_timestamp")
+    return next_id + 1
 
 
 def _instrument_loops(out: Any, next_id: int) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import cel_expr_python.cel as cel
@@ -17,6 +18,7 @@ OBJECT_FN = "__k8s_object"
 JSONPATCH_FN = "__k8s_jsonpatch"
 MAP_INSERT_FN = "__k8s_map_insert"
 COST_FN = "__k8s_cost"
+GO_ZERO_TIME_FN = "__k8s_go_zero_time"
 
 _JSONPATCH_FIELDS = ("op", "path", "from", "value")
 
@@ -112,6 +114,21 @@ def _cost(amount: int, condition: bool) -> bool:
     return condition
 
 
+def _go_zero_time(moment: Any) -> Any:
+    # Go's zero time is 0001-01-01T00:00:00Z, cel-cpp's is the Unix epoch: hand the engine its
+    # own zero so optional.ofNonZeroValue() agrees with cel-go (the epoch itself still differs).
+    if (moment.year, moment.month, moment.day, moment.hour, moment.minute, moment.second) == (
+        1,
+        1,
+        1,
+        0,
+        0,
+        0,
+    ) and not moment.microsecond:
+        return datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+    return moment
+
+
 def helper_extension() -> cel.CelExtension:
     """The helpers as an extension: only that path dispatches dyn parameters at runtime."""
     return cel.CelExtension("policyeditor.helpers", helper_declarations())
@@ -147,6 +164,17 @@ def helper_declarations() -> list[cel.FunctionDecl]:
                 cel.Overload(
                     f"{MAP_INSERT_FN}_map_map", any_map, [any_map, any_map], impl=_map_insert
                 ),
+            ],
+        ),
+        cel.FunctionDecl(
+            GO_ZERO_TIME_FN,
+            [
+                cel.Overload(
+                    f"{GO_ZERO_TIME_FN}_timestamp",
+                    cel.Type.TIMESTAMP,
+                    [cel.Type.TIMESTAMP],
+                    impl=_go_zero_time,
+                )
             ],
         ),
         cel.FunctionDecl(

@@ -10,8 +10,10 @@ from policyeditor.engine import cel
 _INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 _FLOATS = st.floats(allow_nan=False, allow_infinity=False)
 # cel-expr-python cuts strings at NUL characters (a C string boundary in the binding), so NUL is
-# left out here; it is the one JSON value known not to survive (reported to the lead).
-_TEXT = st.text(alphabet=st.characters(blacklist_characters="\x00"), max_size=20)
+# left out here (reported to the lead); lone surrogates are not valid UTF-8, so no JSON holds them.
+_TEXT = st.text(
+    alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=20
+)
 _SCALARS = st.none() | st.booleans() | _INT64 | _FLOATS | _TEXT
 JSON = st.recursive(
     _SCALARS,
