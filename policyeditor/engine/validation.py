@@ -29,12 +29,9 @@ from .validation_common import (
     required,
     validate_object_meta,
 )
-from .validation_policy import (
-    validate_map_binding_spec,
-    validate_map_spec,
-    validate_vap_binding_spec,
-    validate_vap_spec,
-)
+from .validation_mutating import validate_map_spec
+from .validation_policy import validate_vap_spec
+from .validation_rules import validate_map_binding_spec, validate_vap_binding_spec
 from .validation_schema import decode
 from .versions import (
     DEFAULT_VERSION,

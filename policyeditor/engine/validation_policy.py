@@ -1,7 +1,7 @@
-"""Spec validation of the four kinds, rule by rule as validation.go does (KUBERNETES.md 8.2-8.6).
+"""Policy spec validation shared by VAP and MAP, and the VAP spec (KUBERNETES.md 8.2).
 
-Input specs are already strictly decoded (validation_schema): every present field has its
-schema type, absent and null fields are missing.
+Rule by rule as validation.go does. Input specs are already strictly decoded
+(validation_schema): every present field has its schema type, absent and null fields are missing.
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ import re
 from .errors import FieldError
 from .validation_cel import (
     BOOL,
-    JSON_PATCHES,
-    OBJECT,
     STRING,
     STRING_OR_NULL,
     CelChecker,
@@ -22,7 +20,6 @@ from .validation_common import (
     duplicate,
     index,
     invalid,
-    name_is_dns_subdomain,
     not_supported,
     required,
     too_many,
@@ -31,18 +28,13 @@ from .validation_common import (
 from .validation_rules import (
     validate_failure_policy,
     validate_match_resources,
-    validate_mutating_operations,
     validate_param_kind,
-    validate_param_ref,
-    validate_validation_actions,
 )
 
 MAX_MATCH_CONDITIONS = 64
 MAX_AUDIT_ANNOTATIONS = 20
 MAX_AUDIT_VALUE_EXPRESSION = 5 * 1024
 SUPPORTED_REASONS = ("Forbidden", "Invalid", "RequestEntityTooLarge")
-SUPPORTED_PATCH_TYPES = ("ApplyConfiguration", "JSONPatch")
-SUPPORTED_REINVOCATION = ("IfNeeded", "Never")
 
 _CEL_IDENT = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
 _CEL_RESERVED = frozenset(
@@ -240,10 +232,8 @@ def _validate_audit_annotation(
     return errors
 
 
-def _validate_policy_common(
-    spec: dict, path: str, checker: CelChecker, skip_match_conditions: bool
-) -> list[FieldError]:
-    """failurePolicy, paramKind, matchConstraints and matchConditions: shared by VAP and MAP."""
+def validate_policy_common(spec: dict, path: str) -> list[FieldError]:
+    """failurePolicy, paramKind and matchConstraints: shared by VAP and MAP."""
     errors = validate_failure_policy(spec.get("failurePolicy"), child(path, "failurePolicy"))
     if "paramKind" in spec:
         errors.extend(validate_param_kind(spec["paramKind"], child(path, "paramKind")))
@@ -266,7 +256,7 @@ def validate_vap_spec(
     skip_match_conditions: bool = False,
 ) -> list[FieldError]:
     """validateValidatingAdmissionPolicySpec."""
-    errors = _validate_policy_common(spec, path, checker, skip_match_conditions)
+    errors = validate_policy_common(spec, path)
     if not skip_match_conditions:
         errors.extend(
             validate_match_conditions(
@@ -302,153 +292,4 @@ def validate_vap_spec(
         if key in keys:
             errors.append(duplicate(child(at, "key"), key))
         keys.add(key)
-    return errors
-
-
-def _validate_patch_expression(
-    body: dict, at: str, checker: CelChecker, apply: bool
-) -> list[FieldError]:
-    expression = body.get("expression", "")
-    trimmed = _go_trim(expression)
-    if not trimmed:
-        return [required(child(at, "expression"))]
-    # validation.go consults the old applyConfiguration set for JSONPatch too (sic).
-    stored = expression in checker.preexisting.apply_configurations
-    found, _ = checker.check(
-        trimmed,
-        path=child(at, "expression"),
-        shown=trimmed,
-        context="mutation",
-        expected=OBJECT if apply else JSON_PATCHES,
-        stored=stored,
-    )
-    return found
-
-
-def _validate_mutation(mutation: dict, at: str, checker: CelChecker) -> list[FieldError]:
-    patch_type = mutation.get("patchType", "")
-    apply = mutation.get("applyConfiguration")
-    json_patch = mutation.get("jsonPatch")
-    errors: list[FieldError] = []
-    if not patch_type:
-        errors.append(required(child(at, "patchType")))
-    elif patch_type == "JSONPatch":
-        if json_patch is None:
-            errors.append(
-                required(child(at, "jsonPatch"), "must be specified when patchType is JSONPatch")
-            )
-        else:
-            errors.extend(
-                _validate_patch_expression(json_patch, child(at, "jsonPatch"), checker, apply=False)
-            )
-        if apply is not None:
-            errors.append(
-                invalid(
-                    child(at, "applyConfiguration"),
-                    "{applyConfiguration}",
-                    "must not be specified when patchType is JSONPatch",
-                )
-            )
-    elif patch_type == "ApplyConfiguration":
-        if apply is None:
-            errors.append(
-                required(
-                    child(at, "applyConfiguration"),
-                    "must be specified when patchType is ApplyConfiguration",
-                )
-            )
-        else:
-            errors.extend(
-                _validate_patch_expression(
-                    apply, child(at, "applyConfiguration"), checker, apply=True
-                )
-            )
-        if json_patch is not None:
-            errors.append(
-                invalid(
-                    child(at, "jsonPatch"),
-                    "{jsonPatch}",
-                    "must not be specified when patchType is ApplyConfiguration",
-                )
-            )
-    else:
-        errors.append(not_supported(child(at, "patchType"), patch_type, SUPPORTED_PATCH_TYPES))
-    return errors
-
-
-def validate_map_spec(
-    spec: dict, path: str, checker: CelChecker, skip_match_conditions: bool = False
-) -> list[FieldError]:
-    """validateMutatingAdmissionPolicySpec."""
-    errors = _validate_policy_common(spec, path, checker, skip_match_conditions)
-    if spec.get("matchConstraints") is not None:
-        errors.extend(
-            validate_mutating_operations(spec["matchConstraints"], child(path, "matchConstraints"))
-        )
-    if not skip_match_conditions:
-        errors.extend(
-            validate_match_conditions(
-                spec.get("matchConditions") or [], child(path, "matchConditions"), checker
-            )
-        )
-    # MAP variables are listType=atomic: names need not be unique.
-    errors.extend(
-        validate_variables(
-            spec.get("variables") or [], child(path, "variables"), checker, unique=False
-        )
-    )
-    mutations = spec.get("mutations") or []
-    if not mutations:
-        errors.append(
-            required(child(path, "mutations"), "mutations must contain at least one item")
-        )
-    for position, mutation in enumerate(mutations):
-        errors.extend(
-            _validate_mutation(mutation, index(child(path, "mutations"), position), checker)
-        )
-    reinvocation = spec.get("reinvocationPolicy", "")
-    if not reinvocation:
-        errors.append(required(child(path, "reinvocationPolicy")))
-    elif reinvocation not in SUPPORTED_REINVOCATION:
-        errors.append(
-            not_supported(child(path, "reinvocationPolicy"), reinvocation, SUPPORTED_REINVOCATION)
-        )
-    return errors
-
-
-def _validate_binding_common(spec: dict, path: str) -> list[FieldError]:
-    errors: list[FieldError] = []
-    policy_name = spec.get("policyName", "")
-    if not policy_name:
-        errors.append(required(child(path, "policyName")))
-    else:
-        errors.extend(
-            invalid(child(path, "policyName"), policy_name, msg)
-            for msg in name_is_dns_subdomain(policy_name, False)
-        )
-    errors.extend(validate_param_ref(spec.get("paramRef"), child(path, "paramRef")))
-    errors.extend(
-        validate_match_resources(spec.get("matchResources"), child(path, "matchResources"))
-    )
-    return errors
-
-
-def validate_vap_binding_spec(spec: dict, path: str) -> list[FieldError]:
-    """validateValidatingAdmissionPolicyBindingSpec."""
-    errors = _validate_binding_common(spec, path)
-    errors.extend(
-        validate_validation_actions(
-            spec.get("validationActions") or [], child(path, "validationActions")
-        )
-    )
-    return errors
-
-
-def validate_map_binding_spec(spec: dict, path: str) -> list[FieldError]:
-    """validateMutatingAdmissionPolicyBindingSpec."""
-    errors = _validate_binding_common(spec, path)
-    if spec.get("matchResources") is not None:
-        errors.extend(
-            validate_mutating_operations(spec["matchResources"], child(path, "matchResources"))
-        )
     return errors

@@ -12,6 +12,7 @@ from .validation_common import (
     is_dns1035_label,
     is_dns1123_subdomain,
     is_path_segment_name,
+    name_is_dns_subdomain,
     not_supported,
     required,
     validate_label_selector,
@@ -302,3 +303,44 @@ def validate_failure_policy(policy: str | None, path: str) -> list[FieldError]:
     if policy not in SUPPORTED_FAILURE_POLICIES:
         return [not_supported(path, policy, SUPPORTED_FAILURE_POLICIES)]
     return []
+
+
+# ---------------------------------------------------------------- bindings
+
+
+def _validate_binding_common(spec: dict, path: str) -> list[FieldError]:
+    errors: list[FieldError] = []
+    policy_name = spec.get("policyName", "")
+    if not policy_name:
+        errors.append(required(child(path, "policyName")))
+    else:
+        errors.extend(
+            invalid(child(path, "policyName"), policy_name, msg)
+            for msg in name_is_dns_subdomain(policy_name, False)
+        )
+    errors.extend(validate_param_ref(spec.get("paramRef"), child(path, "paramRef")))
+    errors.extend(
+        validate_match_resources(spec.get("matchResources"), child(path, "matchResources"))
+    )
+    return errors
+
+
+def validate_vap_binding_spec(spec: dict, path: str) -> list[FieldError]:
+    """validateValidatingAdmissionPolicyBindingSpec."""
+    errors = _validate_binding_common(spec, path)
+    errors.extend(
+        validate_validation_actions(
+            spec.get("validationActions") or [], child(path, "validationActions")
+        )
+    )
+    return errors
+
+
+def validate_map_binding_spec(spec: dict, path: str) -> list[FieldError]:
+    """validateMutatingAdmissionPolicyBindingSpec."""
+    errors = _validate_binding_common(spec, path)
+    if spec.get("matchResources") is not None:
+        errors.extend(
+            validate_mutating_operations(spec["matchResources"], child(path, "matchResources"))
+        )
+    return errors
