@@ -231,3 +231,156 @@ def test_cel_json_output_has_value_cost_errors_and_warnings():
     data = json.loads(out)
     assert status == 0
     assert data["value"] == 2 and data["errors"] == [] and isinstance(data["cost"], int)
+
+
+POLICYTEST = SUITES / "passing" / "policytest"
+CONFIGMAP_DEFAULTS = SUITES / "passing" / "kat" / "configmap-defaults"
+
+
+def test_eval_denies_through_the_binding_and_exits_1():
+    status, out, _ = run(
+        "eval",
+        str(POLICYTEST / "replica-limit.yaml"),
+        str(POLICYTEST / "params.yaml"),
+        "--object",
+        str(POLICYTEST / "objects" / "deployment-6.yaml"),
+    )
+    assert status == 1
+    lines = out.splitlines()
+    assert lines[0] == "result: deny (allowed: false, code 422)"
+    assert lines[1] == (
+        "message: deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'replica-limit' "
+        "with binding 'replica-limit-prod' denied request: replicas must not exceed 5"
+    )
+    assert "audit annotation: replica-limit/replicas: 6" in lines
+    assert (
+        "  validation[0]: fail  object.spec.replicas <= int(params.data.maxReplicas)  -- replicas must not exceed 5"
+        in lines
+    )
+
+
+def test_eval_within_the_limit_is_allowed_and_exits_0():
+    status, out, _ = run(
+        "eval",
+        str(POLICYTEST / "replica-limit.yaml"),
+        str(POLICYTEST / "params.yaml"),
+        "--object",
+        str(POLICYTEST / "objects" / "deployment-4.yaml"),
+        "--old-object",
+        str(POLICYTEST / "objects" / "deployment-3.yaml"),
+        "-o",
+        "json",
+    )
+    data = json.loads(out)
+    assert status == 0
+    assert (data["result"], data["allowed"]) == ("allow", True)
+    assert {p["binding"] for p in data["policies"]} == {
+        "replica-limit-prod",
+        "replica-limit-staging",
+    }
+
+
+def test_eval_inline_params_user_and_groups_reach_the_request(tmp_path):
+    params = tmp_path / "params.yaml"
+    params.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p, namespace: default}\ndata: {maxReplicas: '2'}\n"
+    )
+    status, out, _ = run(
+        "eval",
+        str(POLICYTEST / "replica-limit.yaml"),
+        "--object",
+        str(POLICYTEST / "objects" / "deployment-3.yaml"),
+        "--params",
+        str(params),
+        "--policy",
+        "replica-limit",
+        "--binding",
+        "replica-limit-prod",
+        "--user",
+        "alice",
+        "--group",
+        "dev",
+        "-o",
+        "yaml",
+    )
+    data = yaml.safe_load(out)
+    assert status == 1
+    assert "replicas must not exceed 2" in data["message"]
+
+
+def test_eval_yaml_output_carries_the_mutated_object():
+    status, out, _ = run(
+        "eval",
+        str(CONFIGMAP_DEFAULTS / "policy.yaml"),
+        "--object",
+        str(CONFIGMAP_DEFAULTS / "tests" / "configmap-defaults.plain.object.yaml"),
+        "-o",
+        "yaml",
+    )
+    data = yaml.safe_load(out)
+    assert status == 0
+    expected = yaml.safe_load(
+        (CONFIGMAP_DEFAULTS / "tests" / "configmap-defaults.plain.gold.yaml").read_text()
+    )
+    assert data["object"] == expected
+
+
+def test_eval_text_shows_the_mutation_diff():
+    status, out, _ = run(
+        "eval",
+        str(CONFIGMAP_DEFAULTS / "policy.yaml"),
+        "--object",
+        str(CONFIGMAP_DEFAULTS / "tests" / "configmap-defaults.plain.object.yaml"),
+    )
+    assert status == 0
+    assert "object diff:" in out
+    assert "  +  log-level: info" in out.splitlines()
+
+
+def test_eval_refuses_invalid_policies_with_the_api_server_errors():
+    status, out, err = run("eval", str(INVALID_POLICY), "--object", str(VALID_BINDING))
+    assert status == 1 and out == ""
+    assert 'spec.failurePolicy: Unsupported value: "Sometimes"' in err
+
+
+def test_test_runs_every_passing_suite_and_the_external_kaptest_tree():
+    status, out, _ = run("test", str(SUITES / "passing"), str(external_path("kaptest")))
+    assert status == 0
+    assert out.splitlines()[-1] == "62 passed, 0 failed"
+    assert all(line.startswith("PASS  ") for line in out.splitlines()[:-1])
+
+
+def test_test_run_filter_and_json_output():
+    status, out, _ = run("test", str(SUITES / "passing"), "-run", r"pod-exec\.", "-o", "json")
+    report = json.loads(out)
+    assert status == 0
+    assert sorted(c["name"] for c in report["cases"]) == [
+        "pod-exec.dev-execs-into-app.deny",
+        "pod-exec.sre-execs-into-app.allow",
+    ]
+    assert {c["result"] for c in report["cases"]} == {"allow", "deny"}
+
+
+def test_test_failures_print_reasons_and_exit_1():
+    status, out, _ = run("test", str(SUITES / "failing"), "--run", "wrong-message")
+    assert status == 1
+    assert (
+        "FAIL  " + str(SUITES / "failing" / "kat-mismatches").replace(str(Path.cwd()) + os.sep, "")
+        in out
+    )
+    assert "      expected the message 'replicas must be at most 6'" in out
+
+
+def test_the_installed_console_script_passes_the_external_kaptest_tree():
+    script = VENV_BIN / "policyeditor"
+    if not script.exists():
+        pytest.fail(f"console script not installed at {script}: run `pip install -e .`")
+    completed = subprocess.run(
+        [str(script), "test", str(external_path("kaptest"))],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=600,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert completed.stdout.splitlines()[-1] == "27 passed, 0 failed"
