@@ -142,6 +142,13 @@ class AdmissionRequest:
             overrides.pop("resource", None), "resource", ("group", "version", "resource")
         )
         info = None
+        if resource is None and not kind_given and not sub_resource:
+            parent = schemas.parent_of_body_kind(kind["group"], kind["version"], kind["kind"])
+            if parent is not None:
+                # A subresource body such as PodExecOptions: the request is for pods/exec.
+                resource = {"group": parent[0], "version": parent[1], "resource": parent[2]}
+                sub_resource = parent[3]
+                info = schemas.kind_for_resource(parent[0], parent[1], parent[2], version)
         if resource is None:
             info = schemas.resource_for_kind(kind["group"], kind["version"], kind["kind"], version)
             plural = info.plural if info else schemas.guess_plural(kind["kind"])

@@ -396,6 +396,29 @@ def subresource_kind(
     return (group, version, kind)
 
 
+def parent_of_body_kind(group: str, version: str, kind: str) -> tuple[str, str, str, str] | None:
+    """(group, version, plural, subresource) of the one subresource whose body is this kind.
+
+    PodExecOptions -> ("", "v1", "pods", "exec"); None for kinds that are not subresource bodies
+    or are shared by several (Scale).
+    """
+    found = [
+        (parent_group, plural, sub)
+        for (parent_group, plural, sub), body in SUBRESOURCE_KINDS.items()
+        if body == (group or "", version, kind) and parent_group != "*"
+    ]
+    if len(found) != 1:
+        return None
+    parent_group, plural, sub = found[0]
+    info = next(
+        (i for (g, k), i in BUILTIN_RESOURCE_TABLE.items() if g == parent_group and i[0] == plural),
+        None,
+    )
+    if info is None:
+        return None
+    return (parent_group, "v1", plural, sub)
+
+
 def equivalent_resources(
     group: str, version: str, resource: str, k8s_version: str = DEFAULT_VERSION
 ) -> list[tuple[str, str, str]]:
