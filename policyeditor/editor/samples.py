@@ -62,3 +62,35 @@ def sample_object(documents: list[dict], version: str = DEFAULT_VERSION) -> dict
         obj["spec"] = _SPECS[kind]
     obj.update(_TOP.get(kind, {}))
     return obj
+
+
+def _selectors(documents: list[dict]) -> list[dict]:
+    """Every namespaceSelector of the policies and bindings."""
+    found = []
+    for doc in documents:
+        spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+        for key in ("matchConstraints", "matchResources"):
+            block = spec.get(key) if isinstance(spec.get(key), dict) else {}
+            selector = block.get("namespaceSelector")
+            if isinstance(selector, dict):
+                found.append(selector)
+    return found
+
+
+def sample_namespace(documents: list[dict], name: str = "default") -> dict:
+    """A Namespace whose labels satisfy the draft's namespace selectors (where they can)."""
+    labels: dict[str, str] = {}
+    for selector in _selectors(documents):
+        match = selector.get("matchLabels")
+        if isinstance(match, dict):
+            labels.update({str(k): str(v) for k, v in match.items()})
+        for expression in selector.get("matchExpressions") or []:
+            if not isinstance(expression, dict) or not isinstance(expression.get("key"), str):
+                continue
+            values = expression.get("values") or [""]
+            if expression.get("operator") == "In":
+                labels[expression["key"]] = str(values[0])
+            elif expression.get("operator") == "Exists":
+                labels[expression["key"]] = "true"
+    labels.setdefault("kubernetes.io/metadata.name", name)
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}

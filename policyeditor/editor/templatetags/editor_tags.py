@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 
 from django import template
@@ -48,3 +49,12 @@ def field_help(bound) -> str:
         short,
         text,
     )
+
+
+@register.filter
+def tojson(value, indent: int | None = None) -> str:
+    """A value as JSON text (CEL results read as CEL/JSON, not as Python reprs)."""
+    try:
+        return json.dumps(value, indent=indent, ensure_ascii=False, sort_keys=False)
+    except (TypeError, ValueError):
+        return str(value)

@@ -19,7 +19,7 @@ from policyeditor.editor.formdata import (
 )
 from policyeditor.editor.formspec import find_field
 from policyeditor.editor.models import Draft
-from policyeditor.editor.samples import sample_object
+from policyeditor.editor.samples import sample_namespace, sample_object
 from policyeditor.editor.services import Conflict, DraftInputError, save_draft
 from policyeditor.engine import schemas
 from policyeditor.engine.errors import InputError
@@ -71,6 +71,7 @@ def _page_context(draft: Draft, documents: list[dict], version: str) -> dict:
         "version": version,
         "resources": _resources(version),
         "sample_object": dump_documents([sample_object(documents, version)]),
+        "sample_namespace": dump_documents([sample_namespace(documents)]),
         "yaml": dump_documents(documents) if documents else "",
         "documents_json": json.dumps(documents),
     }
