@@ -54,7 +54,7 @@ class Change:
 
 @dataclass
 class TestReport:
-    """All cases on a revision, and what changed against the baseline (the approved revision)."""
+    """All cases on a revision, and what changed against a baseline (by default the approved one)."""
 
     __test__ = False
 

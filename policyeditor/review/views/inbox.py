@@ -30,6 +30,10 @@ def inbox(request: HttpRequest) -> HttpResponse:
         .select_related("owner", "workflow__team")
         .order_by("-updated")[:100],
         "teams": teams_of(user),
+        # Personal drafts are listed so their owner can move them into a team for review.
+        "personal_drafts": visible_drafts(user)
+        .filter(workflow__isnull=True, owner=user)
+        .order_by("-updated")[:100],
     }
     return render(request, "review/inbox.html", context)
 

@@ -100,7 +100,8 @@ def revision_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "can_decide": can_review and in_review and is_latest,
         "own_revision": revision.author_id == user.pk,
         "share_links": ShareLink.objects.filter(revision=revision).select_related("created_by"),
-        "tests": testcases.report_for(draft, revision, baseline=approved),
+        # Outcomes compare with the same revision as the diff: the approved one by default.
+        "tests": testcases.report_for(draft, revision, baseline=baseline),
         "query_against": request.GET.get("against", ""),
     }
     return render(request, "review/revision.html", context)
