@@ -9,7 +9,6 @@ reinvocationPolicy, binding validationActions and v1/v1beta1 parameterNotFoundAc
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 _POLICY_KINDS = ("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy")
@@ -69,8 +68,30 @@ def default_in_place(doc: dict) -> dict:
     return doc
 
 
+def _deep_copy(value: Any) -> Any:
+    """Copy nested dicts and lists without recursion (a hostile document may nest deeply)."""
+    if not isinstance(value, dict | list):
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    stack = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            if isinstance(item, dict | list):
+                copied: Any = {} if isinstance(item, dict) else []
+                stack.append((item, copied))
+            else:
+                copied = item
+            if isinstance(target, dict):
+                target[key] = copied
+            else:
+                target.append(copied)
+    return root
+
+
 def apply_defaults(doc: dict) -> dict:
     """A defaulted deep copy of `doc`, as the API server defaults it before validation."""
     if not isinstance(doc, dict):
         return doc
-    return default_in_place(copy.deepcopy(doc))
+    return default_in_place(_deep_copy(doc))

@@ -149,7 +149,7 @@ class _Walker:
                 return value
             result = {}
             for key, item in value.items():
-                decoded = self.element(item, additional, _child(path, key), go_path, struct)
+                decoded = self.element(item, additional, f"{path}[{key}]", go_path, struct)
                 if decoded is not _MISSING:
                     result[key] = decoded
             return result

@@ -110,3 +110,27 @@ def test_other_kinds_and_odd_shapes_are_returned_unchanged():
     assert apply_defaults("not a dict") == "not a dict"  # type: ignore[arg-type]
     rules = _policy("ValidatingAdmissionPolicy", matchConstraints={"resourceRules": "x"})
     assert apply_defaults(rules)["spec"]["matchConstraints"]["resourceRules"] == "x"
+
+
+def test_deeply_nested_documents_are_copied_without_recursion_errors():
+    deep: dict = {}
+    node = deep
+    for _ in range(5000):
+        node["x"] = {}
+        node = node["x"]
+    doc = _policy("ValidatingAdmissionPolicy", extra=deep)
+    defaulted = apply_defaults(doc)
+    assert defaulted["spec"]["failurePolicy"] == "Fail"
+    assert defaulted["spec"]["extra"] is not deep
+    assert "failurePolicy" not in doc["spec"]
+
+
+def test_copies_keep_list_order_and_values():
+    doc = _policy(
+        "ValidatingAdmissionPolicy",
+        validations=[{"expression": "a"}, {"expression": "b"}],
+        n=[1, [2, 3]],
+    )
+    defaulted = apply_defaults(doc)
+    assert defaulted["spec"]["validations"] == [{"expression": "a"}, {"expression": "b"}]
+    assert defaulted["spec"]["n"] == [1, [2, 3]]

@@ -482,3 +482,22 @@ def test_status_message_is_the_api_servers_invalid_answer():
     )
     assert status_message(doc, errors[:1]).endswith("is invalid: spec.policyName: Required value")
     assert status_message(doc, []) == ""
+
+
+def test_map_entries_are_named_by_key_in_paths():
+    doc = _with(VAP, "metadata.labels", {"app.kubernetes.io/name": 1})
+    assert _rendered(doc) == [
+        "metadata.labels[app.kubernetes.io/name]: json: cannot unmarshal number into Go struct field "
+        "ObjectMeta.metadata.labels of type string"
+    ]
+
+
+def test_deeply_nested_unknown_content_is_reported_not_walked():
+    deep: dict = {}
+    node = deep
+    for _ in range(3000):
+        node["x"] = {}
+        node = node["x"]
+    assert _rendered(_with(VAP, "spec.extra", deep)) == [
+        'spec.extra: strict decoding error: unknown field "spec.extra"'
+    ]
