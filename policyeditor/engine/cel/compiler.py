@@ -230,7 +230,20 @@ def _compile(
     errors.extend(_constant_regex_errors(checked))
     if errors:
         return CompileResult(errors=errors)
+    output_type = _output_type(checked)
+    unwrap_optional = False
+    if output_type.startswith("optional_type("):
+        # cel-expr-python cannot hand an optional to Python: evaluate it as a 0/1-element list.
+        end = len(expression)
+        rw.add(0, 0, "(")
+        rw.add(end, end, ").optMap(__v, [__v]).orValue([])")
+        try:
+            checked = ast_pb.checked_from_bytes(env.env.compile(rw.text).serialize())
+            unwrap_optional = True
+        except Exception:  # noqa: BLE001 - keep the optional; its value reads as None
+            pass
     runtime = runtime_ast.prepare(checked)
+    runtime.unwrap_optional = unwrap_optional
     try:
         program_expr = env.env.deserialize(ast_pb.checked_to_bytes(runtime.checked))
     except Exception as exc:  # noqa: BLE001 - planning failures are compile errors in cel-go too
@@ -244,7 +257,7 @@ def _compile(
         program=Program(program_expr, env, runtime, expression),
         warnings=warnings,
         estimated_cost=estimated,
-        output_type=_output_type(checked),
+        output_type=output_type,
     )
 
 

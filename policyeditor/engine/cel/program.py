@@ -136,11 +136,18 @@ class Program:
         if state.exceeded:
             return False, state.exceeded
         if value.type() == cel.Type.ERROR:
-            return False, _translate(str(value.value()))
+            # cel-expr-python also labels values it cannot name (optionals) ERROR.
+            try:
+                return False, _translate(str(value.value()))
+            except Exception:  # noqa: BLE001
+                return True, None
         try:
-            return True, to_plain(value.plain_value())
-        except Exception:  # noqa: BLE001 - e.g. optional values have no Python form
+            plain = to_plain(value.plain_value())
+        except Exception:  # noqa: BLE001 - values with no Python form
             return True, _optional_plain(value)
+        if self.runtime.unwrap_optional:
+            return True, plain[0] if plain else None
+        return True, plain
 
     def evaluate(
         self,

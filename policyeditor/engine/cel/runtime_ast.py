@@ -20,6 +20,7 @@ class RuntimeAst:
     base_cost: int  # cost outside loops (cheaper branches), charged once per evaluation
     has_loops: bool
     variables: tuple[str, ...]  # composited variables the expression reads
+    unwrap_optional: bool = False  # the program yields [value] / [] for an optional result
 
 
 def prepare(checked: Any) -> RuntimeAst:
