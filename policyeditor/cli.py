@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from policyeditor import __version__
+from policyeditor.cli_output import cel_result_to_dict, dump, format_evaluation
 from policyeditor.engine.errors import InputError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -162,17 +163,6 @@ def _load_one(path: str | None, what: str) -> dict | None:
     return docs[0]
 
 
-def _dump(data: Any, fmt: str, out: TextIO) -> None:
-    if fmt == "json":
-        out.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
-    else:
-        import yaml
-
-        out.write(
-            yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True)
-        )
-
-
 # ---------------------------------------------------------------- validate
 
 
@@ -202,7 +192,7 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 for w in _warnings(validation, doc, version)
             ]
     if args.output != "text":
-        _dump(records, args.output, out)
+        dump(records, args.output, out)
     else:
         for record in records:
             where = f"{record['path']}: " if record["path"] else ""
@@ -283,59 +273,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output == "text":
         out.write(format_evaluation(result))
     else:
-        _dump(result.to_dict(), args.output, out)
+        dump(result.to_dict(), args.output, out)
     return EXIT_OK if result.allowed else EXIT_FAILED
-
-
-def format_evaluation(result: Any) -> str:
-    """The text form of an EvaluationResult: the answer first, then every policy's steps."""
-    lines = [
-        f"result: {result.result} (allowed: {str(result.allowed).lower()}, code {result.status_code})"
-    ]
-    if result.message:
-        lines.append(f"message: {result.message}")
-    for warning in result.warnings:
-        lines.append(f"warning: {warning}")
-    for key, value in sorted(result.audit_annotations.items()):
-        lines.append(f"audit annotation: {key}: {value}")
-    for error in getattr(result, "errors", []):
-        lines.append(f"error: {error}")
-    for outcome in result.policies:
-        lines.extend(_format_outcome(outcome))
-    if getattr(result, "diff", ""):
-        lines.append("object diff:")
-        lines.extend("  " + line for line in result.diff.splitlines())
-    return "\n".join(lines) + "\n"
-
-
-def _format_outcome(outcome: Any) -> list[str]:
-    head = f"{outcome.kind} {outcome.policy!r}"
-    if outcome.binding:
-        head += f" binding {outcome.binding!r}"
-    if outcome.param:
-        head += f" param {outcome.param!r}"
-    if not outcome.matched:
-        return [f"{head}: not matched" + (f" ({outcome.reason})" if outcome.reason else "")]
-    lines = [f"{head}: {outcome.result}" + (f" ({outcome.reason})" if outcome.reason else "")]
-    for group in ("match_conditions", "variables", "validations", "audit_annotations", "mutations"):
-        for step in getattr(outcome, group, []):
-            lines.append("  " + _format_step(step))
-    lines.extend(f"  error: {error}" for error in outcome.errors)
-    return lines
-
-
-def _format_step(step: Any) -> str:
-    label = f"{step.kind}[{step.index}]" + (f" {step.name}" if step.name else "")
-    text = f"{label}: {step.status}"
-    if step.expression:
-        text += f"  {' '.join(step.expression.split())}"
-    if step.error:
-        text += f"  -- {step.error}"
-    elif step.message:
-        text += f"  -- {step.message}"
-    elif step.kind == "variable" and step.status == "ok":
-        text += f"  = {json.dumps(step.value, default=str)}"
-    return text
 
 
 # ---------------------------------------------------------------- test
@@ -359,7 +298,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise InputError(f"-run: invalid regular expression {args.run!r}: {error}") from None
     report = testing.run(args.paths, run_regex=args.run, version=version)
     if args.output == "json":
-        _dump(report.to_dict(), "json", out)
+        dump(report.to_dict(), "json", out)
     else:
         out.write(report.to_text())
     return EXIT_OK if report.ok else EXIT_FAILED
@@ -386,7 +325,7 @@ def cmd_cel(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     data = cel_result_to_dict(result)
     if args.output == "json":
-        _dump(data, "json", out)
+        dump(data, "json", out)
     elif data["errors"]:
         for issue in data["errors"]:
             err.write(issue["text"] + "\n")
@@ -395,29 +334,6 @@ def cmd_cel(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for warning in data["warnings"] if args.output == "text" else []:
         err.write(f"warning: {warning}\n")
     return EXIT_FAILED if data["errors"] else EXIT_OK
-
-
-def cel_result_to_dict(result: Any) -> dict[str, Any]:
-    """JSON form of evaluate_expression's answer: a CompileResult (errors) or an EvalResult."""
-    issues = list(getattr(result, "errors", None) or [])
-    error = getattr(result, "error", None)
-    if error is not None:
-        issues.append(error)
-    return {
-        "value": getattr(result, "value", None) if not issues else None,
-        "cost": getattr(result, "cost", None),
-        "errors": [
-            {
-                "message": getattr(issue, "message", str(issue)),
-                "line": getattr(issue, "line", None),
-                "column": getattr(issue, "column", None),
-                "phase": getattr(issue, "phase", ""),
-                "text": str(issue),
-            }
-            for issue in issues
-        ],
-        "warnings": [str(w) for w in getattr(result, "warnings", None) or []],
-    }
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m policyeditor.cli`

@@ -63,14 +63,17 @@ class Report:
 
     @property
     def passed(self) -> int:
+        """Cases that passed."""
         return sum(1 for r in self.results if r.passed)
 
     @property
     def failed(self) -> int:
+        """Cases that failed plus malformed suites."""
         return sum(1 for r in self.results if not r.passed) + len(self.errors)
 
     @property
     def ok(self) -> bool:
+        """True when nothing failed."""
         return self.failed == 0
 
     def summary(self) -> str:
@@ -203,7 +206,20 @@ def _file_suite(path: Path) -> tuple[Any, Path, str | None]:
         return load_policytest, path, None
     if len(docs) == 1 and looks_like_kaptest(docs[0]):
         return load_kaptest, path, None
+    kinds = [str(d["kind"]) for d in docs if isinstance(d.get("kind"), str) and "apiVersion" in d]
+    if kinds:
+        return _not_a_suite(f"holds {', '.join(kinds)}, not a test suite"), path, None
     return load_kaptest, path, None  # kaptest accepts any name: its checks say what is missing
+
+
+def _not_a_suite(message: str) -> Any:
+    """A loader that refuses the file: Kubernetes objects given where a suite was expected."""
+
+    def refuse(path: Path, **_: Any) -> list[TestCase]:
+        hint = "(expected a PolicyTest, a kaptest manifest, or a kat directory with tests/)"
+        raise SuiteError(display(path), f"{message} {hint}")
+
+    return refuse
 
 
 def _kat_base(path: Path) -> str | None:

@@ -156,3 +156,8 @@ def test_report_json_is_machine_readable():
         "failures": [],
     }
     assert report.ok
+
+
+def test_a_kubernetes_object_given_as_a_suite_says_it_is_not_one():
+    report = run([SUITES / "passing" / "policytest" / "flaky.yaml"])
+    assert report.errors[0].message.startswith("holds ValidatingAdmissionPolicy, not a test suite")
