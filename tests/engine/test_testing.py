@@ -226,3 +226,70 @@ def test_the_failing_tree_counts_every_case_and_malformed_suite():
     report = run([SUITES / "failing"])
     assert (report.passed, report.failed) == (0, 11)
     assert report.to_text().splitlines()[-1] == "0 passed, 11 failed"
+
+
+MAP_POLICY = """apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicy
+metadata: {name: add-team}
+spec:
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["secrets"]}
+  matchConditions:
+  - name: not-system
+    expression: "!object.metadata.name.startsWith('system-')"
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{labels: {"team": "a"}}}'
+"""
+MAP_RESOURCES = """apiVersion: v1
+kind: ConfigMap
+metadata: {name: input}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: system-input}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: expected, labels: {team: a}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: wrong, labels: {team: b}}
+"""
+
+
+def _map_manifest(tmp_path, tests: str):
+    (tmp_path / "policy.yaml").write_text(MAP_POLICY)
+    (tmp_path / "resources.yaml").write_text(MAP_RESOURCES)
+    manifest = tmp_path / "kaptest.yaml"
+    manifest.write_text(
+        "version: v1alpha1\npolicies: [policy.yaml]\nresources: [resources.yaml]\n"
+        "mapTestSuites:\n- policy: add-team\n  tests:\n" + tests
+    )
+    return manifest
+
+
+def test_kaptest_mutate_compares_the_mutated_object_with_expect_object(tmp_path):
+    # the rules name secrets, the objects are ConfigMaps: kaptest evaluates them all the same
+    manifest = _map_manifest(
+        tmp_path,
+        "  - object: {kind: ConfigMap, name: input}\n    expect: mutate\n    expectObject: {kind: ConfigMap, name: expected}\n"
+        "  - object: {kind: ConfigMap, name: system-input}\n    expect: skip\n",
+    )
+    report = run([manifest])
+    assert report.ok, _reasons(report)
+    assert report.passed == 2
+
+
+def test_kaptest_mutate_with_the_wrong_expect_object_shows_the_diff(tmp_path):
+    manifest = _map_manifest(
+        tmp_path,
+        "  - object: {kind: ConfigMap, name: input}\n    expect: mutate\n    expectObject: {kind: ConfigMap, name: wrong}\n",
+    )
+    (result,) = run([manifest]).results
+    assert not result.passed
+    assert "-    team: b" in result.failures[0] and "+    team: a" in result.failures[0]
