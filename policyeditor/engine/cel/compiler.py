@@ -109,6 +109,7 @@ def _engine_issues(
             continue
         offset = rw.to_original(line_column_to_offset(rw.text, line, column))
         named = _NAMED_FUNCTION.match(message)
+        full_name = named.group(1) if named else ""
         if named and "." in named.group(1) and message.startswith("undeclared reference"):
             # cel-go reports the unresolved root identifier of a qualified name at its start.
             parts = named.group(1).split(".")
@@ -116,7 +117,13 @@ def _engine_issues(
             message = message.replace(f"'{named.group(1)}'", f"'{parts[0]}'", 1)
             named = _NAMED_FUNCTION.match(message)
         if named:
-            hint = _version_hint(named.group(1).split(".")[-1], feature_minor, env_type)
+            written = re.match(r"[A-Za-z_][A-Za-z0-9_.]*", rw.original[offset:])
+            candidates = [full_name, full_name.split(".")[-1]]
+            if written:
+                candidates.insert(0, written.group(0))
+            hint = next(
+                (h for c in candidates if (h := _version_hint(c, feature_minor, env_type))), ""
+            )
             if hint:
                 message = f"{message}: {hint}"
         message = _member_call_types(message, rw.original, offset)
