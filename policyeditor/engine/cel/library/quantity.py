@@ -167,7 +167,7 @@ def parse_quantity(text: str) -> Quantity:
     amount = Fraction(int(whole or "0") * 10 ** len(frac) + int(frac or "0"), 10 ** len(frac))
     if value.startswith("-"):
         amount = -amount
-    amount = amount * 10**exponent if base == 10 else amount * 2**exponent
+    amount = amount * (Fraction(10) ** exponent if base == 10 else Fraction(2) ** exponent)
     amount = _round_up_to_nano(amount)
     if fmt == "BinarySI" and abs(amount) > INT64_MAX:
         amount = INT64_MAX if amount > 0 else -INT64_MAX
