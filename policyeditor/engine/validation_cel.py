@@ -100,13 +100,14 @@ class CelChecker:
         self.variable_types: list[str] = []
         self.warnings: list[FieldError] = []
 
-    def _declarations(self, cel: Any, with_variables: bool) -> Any:
+    def _declarations(self, cel: Any, with_variables: bool, context: str) -> Any:
         names = tuple(self.variable_names) if with_variables else ()
         types = tuple(self.variable_types) if with_variables else ()
         return cel.Declarations(
             has_params=self.has_params,
             variables=names,
-            mutating=self.mutating,
+            # validation.go declares the Object/JSONPatch types for mutation expressions only.
+            mutating=self.mutating and context == "mutation",
             variable_types=types,
         )
 
@@ -131,7 +132,7 @@ class CelChecker:
                 source,
                 context=cel.Context(context),
                 version=self.version,
-                declarations=self._declarations(cel, with_variables),
+                declarations=self._declarations(cel, with_variables, context),
                 env_type=env_type,
             )
         except Exception as error:  # a CEL bug must not take validation down with it

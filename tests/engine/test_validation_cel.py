@@ -140,3 +140,13 @@ def test_unchanged_expressions_keep_validating_on_update():
     assert _rendered(doc, version="1.34", old=doc) == []
     other = _with(VAP, "spec.validations", [{"expression": "true"}])
     assert _rendered(doc, version="1.34", old=other) != []
+
+
+def test_object_types_exist_only_in_mutation_expressions():
+    doc = copy.deepcopy(MAP)
+    doc["spec"]["variables"] = [{"name": "o", "expression": "Object{}"}]
+    rendered = _rendered(doc, version="1.34")
+    assert len(rendered) == 1
+    assert rendered[0].startswith(
+        'spec.variables[0].expression: Invalid value: "Object{}": compilation failed: '
+    )
