@@ -107,6 +107,8 @@ def run(
     paths: Iterable[str | os.PathLike], *, run_regex: str | None = None, version: str | None = None
 ) -> Report:
     """Discover and run every suite under `paths`; `run_regex` keeps cases whose `suite/name` matches it."""
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]  # one path given on its own, not a string to iterate
     report = Report()
     pattern = None
     if run_regex:
@@ -295,12 +297,22 @@ def _evaluate_case(case: TestCase) -> CaseResult:
     failures = check(
         case.expect, outcome, input_object=case.object, kaptest=case.layout == LAYOUT_KAPTEST
     )
+    mock = kwargs.get("authorizer")
+    if failures and mock is not None:
+        # a mock that does not match the check asked is the usual reason such a case fails
+        asked = [_describe_check(attributes) for attributes in mock.checks] or ["none"]
+        failures.append("authorization checks asked: " + "; ".join(asked))
     return CaseResult(case=case, passed=not failures, failures=failures, outcome=outcome.to_dict())
 
 
 # (ids of the documents, version) -> (the documents, their problems); holding the documents keeps
 # their ids from being reused by other objects while the entry lives.
 _VALIDATION_CACHE: dict[tuple[tuple[int, ...], str], tuple[list[dict], list[str]]] = {}
+
+
+def _describe_check(attributes: dict) -> str:
+    keys = ("verb", "apiGroup", "resource", "subresource", "namespace", "name", "path")
+    return " ".join(f"{k}={attributes[k]!r}" for k in keys if attributes.get(k) not in (None, ""))
 
 
 def _relevant_documents(case: TestCase) -> list[dict]:

@@ -293,3 +293,21 @@ def test_kaptest_mutate_with_the_wrong_expect_object_shows_the_diff(tmp_path):
     (result,) = run([manifest]).results
     assert not result.passed
     assert "-    team: b" in result.failures[0] and "+    team: a" in result.failures[0]
+
+
+def test_a_failing_case_with_mocks_lists_the_authorization_checks_asked(tmp_path):
+    source = KAT / "critical-workloads"
+    (tmp_path / "policy.yaml").write_text((source / "policy.yaml").read_text())
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "critical-workloads.x.allow.object.yaml").write_text(
+        (source / "tests" / "critical-workloads.permitted.allow.object.yaml").read_text()
+    )
+    (tests / "critical-workloads.x.allow.authorizer.yaml").write_text(
+        "- {resource: criticalworkload, verb: create, decision: allow}\n"
+    )
+    (result,) = run(tmp_path).results
+    assert not result.passed
+    assert result.failures[-1] == (
+        "authorization checks asked: verb='create' apiGroup='policy.example.com' resource='criticalworkloads' namespace='payments'"
+    )
