@@ -147,27 +147,13 @@ def evaluate_cel(payload: dict[str, Any]) -> dict[str, Any]:
     except ValueError as exc:
         return _problem(str(exc))
     mutating = context == cel.Context.MUTATION
-    params = payload.get("params")
+    # `params` given, even as null, declares it (a policy with paramKind and no param object).
+    has_params = "params" in payload
     try:
-        result = cel.evaluate_expression(
-            payload["expression"],
-            object=payload.get("object"),
-            old_object=payload.get("oldObject"),
-            params=params,
-            request=payload.get("request"),
-            namespace_object=payload.get("namespaceObject"),
-            authorizer=authorizer,
-            variables=variables,
-            version=version,
-            context=context,
-            env_type=env_type,
-            mutating=mutating,
-        )
-        # The same compilation again is a cache hit: it gives the estimate and the warnings.
-        _, declarations = cel.compile_variables(
+        compiled_vars, declarations = cel.compile_variables(
             variables,
             version=version,
-            declarations=cel.Declarations(has_params=params is not None, mutating=mutating),
+            declarations=cel.Declarations(has_params=has_params, mutating=mutating),
             env_type=env_type,
         )
         compiled = cel.compile_expression(
@@ -182,20 +168,30 @@ def evaluate_cel(payload: dict[str, Any]) -> dict[str, Any]:
     body: dict[str, Any] = {
         "value": None,
         "error": None,
+        "errors": [_issue(item) for item in compiled.errors],
         "cost": None,
         "estimatedCost": compiled.estimated_cost,
         "warnings": list(compiled.warnings),
         "kubernetesVersion": version,
     }
-    if isinstance(result, cel.CompileResult):
-        issue = result.errors[0] if result.errors else None
-        body["error"] = _issue(issue) if issue else None
-        body["errors"] = [_issue(item) for item in result.errors]
+    if not compiled.ok:
+        body["error"] = body["errors"][0] if body["errors"] else None
         return body
+    activation = cel.Activation(
+        object=payload.get("object"),
+        old_object=payload.get("oldObject"),
+        request=payload.get("request"),
+        params=payload.get("params"),
+        namespace_object=payload.get("namespaceObject"),
+        authorizer=authorizer,
+    )
+    cel.VariableResolver(compiled_vars).bind(activation)
+    result = compiled.program.evaluate(activation)
     body["value"] = jsonable(result.value)
     body["cost"] = result.cost
-    body["error"] = _issue(result.error) if result.error else None
-    body["errors"] = [body["error"]] if result.error else []
+    if result.error is not None:
+        body["error"] = _issue(result.error)
+        body["errors"] = [body["error"]]
     return body
 
 

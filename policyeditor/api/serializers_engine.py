@@ -89,7 +89,9 @@ class EvaluateRequestSerializer(DocumentsMixin):
     )
     userInfo = UserInfoSerializer(required=False)
     params = AnyJSONField(
-        required=False, help_text="Inline param object; overrides the binding's paramRef."
+        required=False,
+        allow_null=True,
+        help_text="Inline param object; overrides the binding's paramRef.",
     )
     namespaceObject = ObjectField(required=False, allow_null=True)
     resources = serializers.ListField(
@@ -148,11 +150,11 @@ class CelRequestSerializer(serializers.Serializer):
     expression = serializers.CharField(trim_whitespace=False, max_length=100_000)
     context = serializers.ChoiceField(choices=CONTEXTS, required=False, default="validation")
     kubernetesVersion = VersionField(required=False)
-    object = AnyJSONField(required=False)
-    oldObject = AnyJSONField(required=False)
-    request = AnyJSONField(required=False)
-    params = AnyJSONField(required=False)
-    namespaceObject = AnyJSONField(required=False)
+    object = AnyJSONField(required=False, allow_null=True)
+    oldObject = AnyJSONField(required=False, allow_null=True)
+    request = ObjectField(required=False, allow_null=True)
+    params = AnyJSONField(required=False, allow_null=True)
+    namespaceObject = AnyJSONField(required=False, allow_null=True)
     variables = VariableSerializer(many=True, required=False)
     authorizer = AuthorizerEntrySerializer(many=True, required=False)
     envType = serializers.ChoiceField(
