@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from policyeditor.editor.views import drafts, editing, export, trying
+from policyeditor.editor.views import completion, drafts, editing, export, trying
 
 app_name = "editor"
 
@@ -12,6 +12,7 @@ urlpatterns = [
     path("drafts/import/", drafts.draft_import, name="draft_import"),
     path("drafts/templates/<slug:slug>/", drafts.draft_from_starter, name="draft_from_starter"),
     path("drafts/row/", editing.draft_row, name="row"),
+    path("drafts/complete/", completion.cel_complete, name="cel_complete"),
     path("drafts/<int:pk>/", editing.draft_edit, name="draft_edit"),
     path("drafts/<int:pk>/validate/", editing.draft_validate, name="draft_validate"),
     path("drafts/<int:pk>/form/", editing.draft_form, name="draft_form"),

@@ -86,3 +86,20 @@ def test_yaml_mode_edits_update_the_form_and_back(alice_page):
     page.get_by_role("button", name="Back to preview").click()
     expect(page.locator("#yaml-preview")).to_contain_text("five is the limit")
     _shot(page, "editor-yaml")
+
+
+def test_cel_completion_offers_fields_of_the_matched_resource(alice_page):
+    page = alice_page
+    _new_vap(page, "complete.example.com")
+    expression = _validation_expression(page)
+    expression.fill("")
+    expression.press_sequentially("object.spec.rep")
+    options = page.get_by_role("listbox", name="Completions").get_by_role("option")
+    expect(options.first).to_contain_text("replicas")
+    page.keyboard.press("Enter")
+    expect(expression).to_have_value("object.spec.replicas")
+    expression.press_sequentially(" > 0 && request.")
+    expect(options.filter(has_text="userInfo")).to_have_count(1)
+    _shot(page, "editor-completion")
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("listbox", name="Completions")).to_be_hidden()

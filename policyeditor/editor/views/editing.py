@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from policyeditor.editor import live
 from policyeditor.editor.access import get_draft_for
+from policyeditor.editor.completion import matched_gvk
 from policyeditor.editor.formdata import (
     ParsedForm,
     bind_documents,
@@ -58,6 +59,7 @@ def _live_context(draft: Draft, parsed: ParsedForm, version: str) -> dict:
         "report": report,
         "version": version,
         "documents_json": json.dumps(parsed.documents),
+        "gvk": "/".join(matched_gvk(parsed.documents, version)),
         "yaml": dump_documents(parsed.documents) if parsed.documents else "",
     }
 
@@ -74,6 +76,7 @@ def _page_context(draft: Draft, documents: list[dict], version: str) -> dict:
         "sample_namespace": dump_documents([sample_namespace(documents)]),
         "yaml": dump_documents(documents) if documents else "",
         "documents_json": json.dumps(documents),
+        "gvk": "/".join(matched_gvk(documents, version)),
     }
 
 

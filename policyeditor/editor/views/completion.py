@@ -1,0 +1,25 @@
+"""CEL completion suggestions for the editor's expression fields (JSON)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_GET
+
+from policyeditor.editor.completion import complete
+from policyeditor.engine.versions import normalize_version
+
+
+@require_GET
+def cel_complete(request: HttpRequest) -> JsonResponse:
+    """Suggestions for what may follow ?path= (gvk=group/version/kind, vars=a,b, version=)."""
+    try:
+        version = normalize_version(request.GET.get("version"))
+    except ValueError:
+        return JsonResponse({"error": "unsupported Kubernetes version"}, status=400)
+    parts = request.GET.get("gvk", "apps/v1/Deployment").split("/")
+    gvk = ("", parts[0], parts[1]) if len(parts) == 2 else tuple(parts) if len(parts) == 3 else None
+    if gvk is None:
+        return JsonResponse({"error": "gvk must be group/version/kind or version/kind"}, status=400)
+    names = tuple(v for v in request.GET.get("vars", "").split(",") if v)
+    items = complete(request.GET.get("path", ""), gvk=gvk, variables=names, version=version)
+    return JsonResponse({"items": items[:200]})
