@@ -66,7 +66,10 @@ def _ordered(document: dict) -> dict:
 
 
 def dump_documents(docs: list[dict]) -> str:
-    """Multi-document, block-style, kubectl-ready YAML; load_documents(dump_documents(d)) == d."""
+    """Multi-document, block-style, kubectl-ready YAML; load_documents(dump_documents(d)) == d.
+
+    (Except for `List` kinds, which load_documents expands into their items.)
+    """
     parts = []
     for document in docs:
         value = _prepare(document, "")
