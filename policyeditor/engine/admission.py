@@ -258,6 +258,7 @@ def _evaluate(
         authorizer=authorizer,
         params=params,
         check_match=check_match,
+        namespace_error=ns_error,
     )
     map_pairs, map_notes = _pairs(
         kinds["MutatingAdmissionPolicy"], kinds["MutatingAdmissionPolicyBinding"], policy, binding
@@ -281,12 +282,6 @@ def _evaluate(
         notes.append("no ValidatingAdmissionPolicy or MutatingAdmissionPolicy to evaluate")
     outcomes: list[PolicyOutcome] = []
 
-    if ns_error:
-        # The dispatcher cannot fetch the request's namespace: every policy fails to configure.
-        for pol, _bindings in map_pairs + vap_pairs:
-            outcomes.append(_namespace_error(pol, ns_error))
-        return _respond(request, request.object, outcomes, notes)
-
     final_object = request.object
     if map_pairs:
         final_object, mutated = evaluate_mutations(map_pairs, ctx)
@@ -307,45 +302,39 @@ def _with_object(request: AdmissionRequest, obj: dict | None) -> AdmissionReques
     return twin
 
 
-def _namespace_error(pol: dict, message: str) -> PolicyOutcome:
-    spec = spec_of(pol)
-    outcome = PolicyOutcome(
-        kind=str(pol.get("kind") or ""),
-        policy=name_of(pol),
-        matched=True,
-        failure_policy=str(spec.get("failurePolicy") or "Fail"),
-        result="error",
-    )
-    outcome.errors.append(message)
-    if outcome.failure_policy != "Ignore":
-        if outcome.kind == "MutatingAdmissionPolicy":
-            text = (
-                f'policy "{outcome.policy}" denied request: failed to configure policy: {message}'
-            )
-        else:
-            text = validating.deny_text(
-                outcome.policy, None, f"failed to configure policy: {message}"
-            )
-        outcome.denials.append({"message": text, "reason": "NotFound"})
-        outcome.message = text
-    return outcome
-
-
 def _respond(
     request: AdmissionRequest, final_object: Any, outcomes: list[PolicyOutcome], notes: list[str]
 ) -> EvaluationResult:
     denials = [d for o in outcomes for d in o.denials]
-    warnings = [w for o in outcomes for w in o.warnings]
+    # The API server's warning recorder drops repeats of the same text.
+    warnings = list(dict.fromkeys(w for o in outcomes for w in o.warnings))
     annotations = validating.audit_annotations(outcomes)
     errors = [e for o in outcomes for e in o.errors]
     result = worst([o.result for o in outcomes])
     patch = jsonpatch.diff_patch(request.object, final_object) if request.object is not None else []
     diff = text_diff(request.object, final_object) if final_object != request.object else ""
+    fatal = [d for d in denials if d.get("fatal")]
+    if fatal:
+        # A status error (namespace NotFound) is returned as is, not wrapped in Forbidden.
+        return EvaluationResult(
+            result="error",
+            allowed=False,
+            status_code=404,
+            reason="NotFound",
+            message=fatal[0]["message"],
+            warnings=warnings,
+            audit_annotations=annotations,
+            object=final_object,
+            policies=outcomes,
+            patch=patch,
+            diff=diff,
+            errors=errors + notes,
+        )
     if denials:
         first = denials[0]
         reason = first.get("reason") or "Invalid"
         is_map = first["message"].startswith("policy ")
-        code = 404 if reason == "NotFound" else 403 if is_map else _REASON_CODES.get(reason, 422)
+        code = 403 if is_map else _REASON_CODES.get(reason, 422)
         return EvaluationResult(
             result=result if result == "error" else "deny",
             allowed=False,

@@ -25,6 +25,7 @@ from policyeditor.engine.params import collect_params, param_label
 from policyeditor.engine.policy_common import (
     EvalContext,
     name_of,
+    namespace_not_found,
     record_variables,
     run_match_conditions,
     spec_of,
@@ -341,6 +342,13 @@ def evaluate_mutations(
 ) -> tuple[dict | None, list[PolicyOutcome]]:
     """Run every MAP invocation (plus one reinvocation pass for IfNeeded); the final object."""
     invocations, records = collect_invocations(policies, ctx)
+    if invocations and ctx.namespace_error:
+        first = invocations[0]
+        outcome = PolicyOutcome(
+            kind=KIND, policy=first.key[0], binding=first.key[1] or None, matched=True
+        )
+        namespace_not_found(outcome, ctx.namespace_error)
+        return ctx.request.object, [*records, outcome]
     current = copy.deepcopy(ctx.request.object)
     previous: set[tuple[str, str, str]] = set()
     reinvoke: set[tuple[str, str, str]] = set()

@@ -25,6 +25,17 @@ class EvalContext:
     authorizer: Any = None
     params: Any = MISSING
     check_match: bool = True
+    # Set when the request's namespace cannot be found: the dispatcher's GET fails the whole
+    # request with NotFound as soon as a (policy, binding) matches, whatever the failurePolicy.
+    namespace_error: str = ""
+
+
+def namespace_not_found(outcome: PolicyOutcome, message: str) -> None:
+    """Mark an outcome as the NotFound failure that aborts the request."""
+    outcome.result = "error"
+    outcome.errors.append(message)
+    outcome.message = message
+    outcome.denials.append({"message": message, "reason": "NotFound", "fatal": True})
 
 
 def name_of(doc: dict | None) -> str:

@@ -19,6 +19,7 @@ from policyeditor.engine.params import collect_params, param_label
 from policyeditor.engine.policy_common import (
     EvalContext,
     name_of,
+    namespace_not_found,
     record_variables,
     run_match_conditions,
     spec_of,
@@ -140,7 +141,11 @@ def validate(
     for index, validation in enumerate(validations):
         step = outcome.validations[index]
         ok, value = results[index]
-        if message_pass_error:
+        if not ok:
+            decision = _Decision(_action_for(failure_policy), "error", str(value), index=index)
+            step.status, step.error = "error", str(value)
+        elif message_pass_error:
+            # The whole messageExpression pass failed: even passing validations become errors.
             decision = _Decision(
                 _action_for(failure_policy),
                 "error",
@@ -148,9 +153,6 @@ def validate(
                 index=index,
             )
             step.status, step.error = "error", decision.message
-        elif not ok:
-            decision = _Decision(_action_for(failure_policy), "error", str(value), index=index)
-            step.status, step.error = "error", str(value)
         elif value is not True:
             message_result = message_results[index] if index < len(message_results) else None
             m_ok, m_value = message_result if message_result else (False, None)
@@ -367,6 +369,10 @@ def _evaluate_binding(
     if selection.error:
         outcome = fresh()
         _config_error(outcome, selection.error, binding_level=True)
+        return [outcome]
+    if ctx.namespace_error:
+        outcome = fresh()
+        namespace_not_found(outcome, ctx.namespace_error)
         return [outcome]
     if not selection.params:
         outcome = fresh()

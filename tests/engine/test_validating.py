@@ -437,9 +437,35 @@ def test_namespace_object_is_visible_to_validations():
 
 def test_a_missing_namespace_among_modelled_namespaces_is_not_found():
     other = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}}
-    result = run([vap(validations=MAX5)], deployment(1), resources=[other])
-    assert not result.allowed
-    assert 'namespaces "prod" not found' in result.message
+    result = run([vap(validations=MAX5, failurePolicy="Ignore")], deployment(1), resources=[other])
+    # The dispatcher's namespace GET fails the request itself, whatever the failurePolicy.
+    assert (result.allowed, result.status_code, result.reason) == (False, 404, "NotFound")
+    assert result.message == 'namespaces "prod" not found'
+
+
+def test_a_missing_namespace_does_not_matter_when_nothing_matches():
+    other = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}}
+    result = run([vap(validations=MAX5)], old=deployment(1), resources=[other])
+    assert result.allowed and result.result == "skip"
+
+
+def test_a_failed_message_expression_pass_keeps_each_validation_error_first(monkeypatch):
+    from policyeditor.engine import admission_cel
+
+    obj = deployment(1)
+    obj["spec"]["items"] = list(range(20))
+    validations = [
+        {"expression": "object.spec.nope == 1"},
+        {
+            "expression": "false",
+            "messageExpression": "object.spec.items.all(x, x >= 0) ? 'a' : 'b'",
+        },
+    ]
+    costs = run([vap(validations=validations)], obj).policies[0].validations
+    monkeypatch.setattr(admission_cel, "RUNTIME_BUDGET", sum(v.cost for v in costs) - 5)
+    steps = run([vap(validations=validations)], obj).policies[0].validations
+    assert "no such key: nope" in steps[0].error
+    assert steps[1].error.startswith("failed messageExpression: ")
 
 
 def test_old_object_and_request_are_visible_on_update():
@@ -502,3 +528,43 @@ def test_message_expressions_have_no_authorizer():
     ]
     result = run([vap(validations=validations)], deployment(1), authorizer=GroupAuthorizer())
     assert result.message.endswith("denied request: fallback")
+
+
+def test_running_out_of_budget_stops_the_validations_with_one_error(monkeypatch):
+    from policyeditor.engine import admission_cel
+
+    monkeypatch.setattr(admission_cel, "RUNTIME_BUDGET", 40)
+    obj = deployment(1)
+    obj["spec"]["items"] = list(range(20))
+    validations = [{"expression": "object.spec.items.all(x, x >= 0)"}] * 3
+    result = run([vap(validations=validations)], obj)
+    assert not result.allowed and result.result == "error"
+    assert result.message.endswith(
+        "denied request: validation failed due to running out of cost budget, "
+        "no further validation rules will be run"
+    )
+    assert len(result.policies[0].denials) == 1
+
+
+def test_a_message_expression_budget_failure_turns_every_decision_into_an_error(monkeypatch):
+    from policyeditor.engine import admission_cel
+
+    obj = deployment(1)
+    obj["spec"]["items"] = list(range(20))
+    validations = [
+        {"expression": "true"},
+        {
+            "expression": "false",
+            "messageExpression": "object.spec.items.all(x, x >= 0) ? 'a' : 'b'",
+        },
+    ]
+    unlimited = run([vap(validations=validations)], obj)
+    assert unlimited.message.endswith("denied request: a")
+    cost = sum(v.cost for v in unlimited.policies[0].validations)
+    monkeypatch.setattr(admission_cel, "RUNTIME_BUDGET", cost - 5)
+    result = run([vap(validations=validations)], obj)
+    assert [v.status for v in result.policies[0].validations] == ["error", "error"]
+    assert (
+        "failed messageExpression: validation failed due to running out of cost budget"
+        in result.message
+    )
