@@ -28,15 +28,22 @@ class Activation:
     authorizer: Any = None
     variables: VariableResolver | None = None
 
-    def data(self, authorizer_value: Any = None, request_resource: Any = None) -> dict[str, Any]:
-        """The activation mapping handed to cel-expr-python."""
-        data = {
-            "object": self.object,
-            "oldObject": self.old_object,
-            "request__map": self.request if self.request is not None else {},
-            "namespaceObject__map": namespace_value(self.namespace_object),
-            "params": self.params,
-        }
+    def data(
+        self, names: frozenset[str], authorizer_value: Any = None, request_resource: Any = None
+    ) -> dict[str, Any]:
+        """The activation mapping handed to cel-expr-python, limited to the names read."""
+        data: dict[str, Any] = {}
+        # Only what the program reads is converted: conversion is most of the engine's time.
+        if "object" in names:
+            data["object"] = self.object
+        if "oldObject" in names:
+            data["oldObject"] = self.old_object
+        if "request__map" in names:
+            data["request__map"] = self.request if self.request is not None else {}
+        if "namespaceObject__map" in names:
+            data["namespaceObject__map"] = namespace_value(self.namespace_object)
+        if "params" in names:
+            data["params"] = self.params
         if authorizer_value is not None:
             data["authorizer"] = authorizer_value
         if request_resource is not None:
@@ -111,13 +118,18 @@ class Program:
         except CostExceeded as exc:
             return False, str(exc)
         authorizer_value = request_resource = None
-        if activation.authorizer is not None and self._env.authorizer:
+        names = self.runtime.idents
+        if (
+            activation.authorizer is not None
+            and self._env.authorizer
+            and ("authorizer" in names or "authorizer.requestResource" in names)
+        ):
             from . import library_bridge
 
             authorizer_value, request_resource = library_bridge.authorizer_values(
                 activation.authorizer, activation.request
             )
-        data = activation.data(authorizer_value, request_resource)
+        data = activation.data(names, authorizer_value, request_resource)
         try:
             value = self._expression.eval(data=data)
             retry = value.type() == cel.Type.ERROR and "out of range for" in str(value.value())
@@ -161,11 +173,14 @@ class Program:
         if activation.variables is not None and activation.variables.activation is None:
             activation.variables.activation = activation
         state = EvalState(limit=limit, budget=budget, resolver=activation.variables)
-        token = runtime_state.CURRENT.set(state)
-        try:
+        if self.runtime.needs_state:
+            token = runtime_state.CURRENT.set(state)
+            try:
+                ok, value = self.run(activation, state)
+            finally:
+                runtime_state.CURRENT.reset(token)
+        else:
             ok, value = self.run(activation, state)
-        finally:
-            runtime_state.CURRENT.reset(token)
         if budget is not None:
             budget.charge(state.cost)
         if not ok:

@@ -21,6 +21,13 @@ class RuntimeAst:
     has_loops: bool
     variables: tuple[str, ...]  # composited variables the expression reads
     unwrap_optional: bool = False  # the program yields [value] / [] for an optional result
+    # Activation names the program reads: only these are converted for the engine.
+    idents: frozenset[str] = frozenset()
+
+    @property
+    def needs_state(self) -> bool:
+        """True when helper functions read the evaluation state (loop costs, variables)."""
+        return self.has_loops or bool(self.variables)
 
 
 def prepare(checked: Any) -> RuntimeAst:
@@ -72,7 +79,12 @@ def prepare(checked: Any) -> RuntimeAst:
     base = cost.fixed_cost(out.expr, minimum=True)
     if has_loops:
         next_id = _instrument_loops(out, next_id)
-    return RuntimeAst(out, base, has_loops, tuple(dict.fromkeys(used_variables)))
+    idents = frozenset(
+        node.ident_expr.name
+        for node in walk(out.expr)
+        if node.WhichOneof("expr_kind") == "ident_expr"
+    )
+    return RuntimeAst(out, base, has_loops, tuple(dict.fromkeys(used_variables)), idents=idents)
 
 
 def _wrap_go_zero_time(out: Any, node: Any, next_id: int) -> int:
