@@ -12,6 +12,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from policyeditor import __version__
@@ -69,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         help="request.userInfo.groups (repeatable)",
+    )
+    evaluate.add_argument(
+        "--authorizer",
+        metavar="F",
+        help="YAML list of mocked authorization decisions (default: NoOpinion for every check)",
     )
     evaluate.add_argument("--policy", metavar="NAME", help="evaluate only this policy")
     evaluate.add_argument("--binding", metavar="NAME", help="evaluate only through this binding")
@@ -267,6 +273,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         kwargs["params"] = _load_one(args.params, "param object")
     if args.namespace_object:
         kwargs["namespace_object"] = _load_one(args.namespace_object, "Namespace")
+    kwargs["authorizer"] = _authorizer(args.authorizer)
     result = admission.evaluate(
         documents, request, policy=args.policy, binding=args.binding, **kwargs
     )
@@ -275,6 +282,20 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         dump(result.to_dict(), args.output, out)
     return EXIT_OK if result.allowed else EXIT_FAILED
+
+
+def _authorizer(path: str | None) -> Any:
+    from policyeditor.engine.testing_authorizer import MockAuthorizer, parse_entries
+    from policyeditor.engine.testing_files import load_list
+    from policyeditor.engine.testing_model import SuiteError
+
+    try:
+        entries = load_list(Path(path), what="authorizer mocks") if path else []
+        return MockAuthorizer(parse_entries(entries))
+    except SuiteError as error:
+        raise InputError(str(error)) from None
+    except ValueError as error:
+        raise InputError(f"{path}: {error}") from None
 
 
 # ---------------------------------------------------------------- test

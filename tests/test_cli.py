@@ -384,3 +384,62 @@ def test_the_installed_console_script_passes_the_external_kaptest_tree():
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert completed.stdout.splitlines()[-1] == "27 passed, 0 failed"
+
+
+def test_eval_namespace_object_operation_and_groups(tmp_path):
+    configmap = tmp_path / "cm.yaml"
+    configmap.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop}\n"
+    )
+    namespace = tmp_path / "ns.yaml"
+    namespace.write_text(
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {frozen: 'true'}}\n"
+    )
+    policy = str(POLICYTEST / "env-guard.yaml")
+    status, out, _ = run(
+        "eval",
+        policy,
+        "--object",
+        str(configmap),
+        "--namespace-object",
+        str(namespace),
+        "-o",
+        "json",
+    )
+    assert (status, json.loads(out)["result"]) == (1, "deny")
+    status, out, _ = run(
+        "eval",
+        policy,
+        "--old-object",
+        str(configmap),
+        "--operation",
+        "delete",
+        "--group",
+        "admins",
+        "-o",
+        "json",
+    )
+    assert (status, json.loads(out)["result"]) == (0, "allow")
+    status, out, _ = run(
+        "eval", policy, "--old-object", str(configmap), "--user", "bob", "-o", "json"
+    )
+    assert status == 1
+    assert "deleting configuration needs approval" in json.loads(out)["message"]
+
+
+def test_eval_authorizer_mocks_from_a_file(tmp_path):
+    configmap = tmp_path / "cm.yaml"
+    configmap.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop}\n"
+    )
+    mocks = tmp_path / "mocks.yaml"
+    mocks.write_text("- {path: /approve-deletes, verb: post, decision: allow}\n")
+    policy = str(POLICYTEST / "env-guard.yaml")
+    status, out, _ = run(
+        "eval", policy, "--old-object", str(configmap), "--authorizer", str(mocks), "-o", "json"
+    )
+    assert (status, json.loads(out)["result"]) == (0, "allow")
+    mocks.write_text("- {path: /approve-deletes, decision: perhaps}\n")
+    status, _, err = run("eval", policy, "--old-object", str(configmap), "--authorizer", str(mocks))
+    assert status == 2
+    assert "authorizer[0].decision: Unsupported value: 'perhaps'" in err

@@ -287,8 +287,9 @@ def _evaluate_case(case: TestCase) -> CaseResult:
         kwargs["params"] = case.params
     if case.namespace_object is not UNSET:
         kwargs["namespace_object"] = case.namespace_object
-    if case.authorizer is not None:
-        kwargs["authorizer"] = MockAuthorizer(parse_entries(case.authorizer))
+    # Without mocks every check gets NoOpinion, as for a user RBAC says nothing about; leaving
+    # `authorizer` unbound would make any check an evaluation error instead.
+    kwargs["authorizer"] = MockAuthorizer(parse_entries(case.authorizer or []))
     if case.cel_only:
         kwargs["check_match"] = False  # kaptest does not apply matchConstraints
     outcome = admission.evaluate(
@@ -297,8 +298,8 @@ def _evaluate_case(case: TestCase) -> CaseResult:
     failures = check(
         case.expect, outcome, input_object=case.object, kaptest=case.layout == LAYOUT_KAPTEST
     )
-    mock = kwargs.get("authorizer")
-    if failures and mock is not None:
+    mock = kwargs["authorizer"]
+    if failures and case.authorizer is not None:
         # a mock that does not match the check asked is the usual reason such a case fails
         asked = [_describe_check(attributes) for attributes in mock.checks] or ["none"]
         failures.append("authorization checks asked: " + "; ".join(asked))
