@@ -20,6 +20,7 @@ class _Dumper(yaml.SafeDumper):
     """SafeDumper with literal blocks for multi-line strings and quoting of type look-alikes."""
 
     def ignore_aliases(self, data: Any) -> bool:
+        """Never emit anchors: kubectl-ready output spells everything out."""
         return True  # kubectl-ready output never uses anchors
 
 
@@ -66,10 +67,8 @@ def _ordered(document: dict) -> dict:
 
 
 def dump_documents(docs: list[dict]) -> str:
-    """Multi-document, block-style, kubectl-ready YAML; load_documents(dump_documents(d)) == d.
-
-    (Except for `List` kinds, which load_documents expands into their items.)
-    """
+    """Multi-document, block-style, kubectl-ready YAML; load_documents(dump_documents(d)) == d."""
+    # (Except for `List` kinds, which load_documents expands into their items.)
     parts = []
     for document in docs:
         value = _prepare(document, "")

@@ -76,6 +76,7 @@ class _LoadResolver(Resolver):
     """YAML 1.1 implicit types minus timestamps: Kubernetes (sigs.k8s.io/yaml) keeps them strings."""
 
     def resolve(self, kind: type, value: Any, implicit: Any) -> str:
+        """Resolver.resolve with a cache for short plain scalars."""
         # Resolution is the hot spot of loading; manifests repeat their scalars a lot.
         if kind is not ScalarNode or not isinstance(value, str) or len(value) > 64:
             return Resolver.resolve(self, kind, value, implicit)
@@ -117,6 +118,7 @@ class _LimitedComposer(Composer):
         self.nodes = 0
 
     def compose_document(self) -> Node:
+        """Count documents before composing one."""
         self.documents += 1
         if self.documents > MAX_DOCUMENTS:
             raise _Limited(
@@ -125,6 +127,7 @@ class _LimitedComposer(Composer):
         return Composer.compose_document(self)
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
+        """Compose a node, enforcing the node, depth and alias limits."""
         event = self.peek_event()
         self.nodes += 1
         if self.nodes > MAX_NODES:
@@ -288,6 +291,7 @@ def _construct_mapping(node: MappingNode) -> dict[str, Any]:
 
 
 def load_yaml(text: str, source: str) -> list[Any]:
+    """All documents of a YAML stream as plain values (None for empty documents)."""
     loader = None
     documents: list[Any] = []
     try:
@@ -324,6 +328,7 @@ def load_yaml(text: str, source: str) -> list[Any]:
 
 
 def at_mark(problem: str, mark: Any, source: str, document: int) -> ManifestError:
+    """A ManifestError located at a PyYAML mark."""
     line = mark.line + 1 if mark is not None else None
     column = mark.column + 1 if mark is not None else None
     return ManifestError(

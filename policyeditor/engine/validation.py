@@ -209,11 +209,9 @@ def warnings_for(
 def validate_documents(
     docs: list[dict], *, version: str = DEFAULT_VERSION
 ) -> list[tuple[int, FieldError]]:
-    """Validate every policy or binding in a bundle; other kinds (params, namespaces) are skipped.
-
-    Documents without a kind are reported; two objects of the same kind and name are reported
-    as a duplicate, since creating the second one would fail.
-    """
+    """Validate every policy or binding in a bundle; other kinds (params, namespaces) are skipped."""
+    # Documents without a kind are reported; so are two objects of the same kind and name,
+    # since creating the second one would fail.
     found: list[tuple[int, FieldError]] = []
     seen: dict[tuple[str, str], int] = {}
     for position, doc in enumerate(docs):
@@ -245,11 +243,8 @@ def validate_documents(
 
 
 def status_message(doc: Any, errors: list[FieldError]) -> str:
-    """The API server's answer for invalid `doc` (apierrors.NewInvalid's Status message).
-
-    `ValidatingAdmissionPolicy.admissionregistration.k8s.io "demo" is invalid: [e1, e2]`; a single
-    error is not bracketed. Empty when there are no errors.
-    """
+    """The API server's Status message for invalid `doc` (apierrors.NewInvalid), "" if valid."""
+    # `Kind.group "name" is invalid: [e1, e2]`; a single error is not bracketed.
     if not errors:
         return ""
     kind = doc.get("kind") if isinstance(doc, dict) else None

@@ -30,11 +30,9 @@ class Decoded:
 
 
 def kind_schema(kind: str, api_version: str, k8s_version: str) -> tuple[dict, str] | None:
-    """The OpenAPI schema of a policy kind and the release it came from.
-
-    The fields are identical across API versions, so a kind the release's schemas lack (a MAP
-    version not served yet) falls back to another API version or to the newest release.
-    """
+    """The OpenAPI schema of a policy kind and the release whose definitions it refers to."""
+    # The fields are identical across API versions, so a kind the release's schemas lack (a MAP
+    # version not served yet) falls back to another API version or to the newest release.
     version = api_version.split("/", 1)[-1]
     candidates = [(version, k8s_version)]
     candidates += [(other, k8s_version) for other in _API_VERSIONS]
@@ -77,9 +75,11 @@ class _Walker:
         self.result = result
 
     def resolve(self, raw: Any) -> dict:
+        """The schema with its `$ref` followed."""
         return schemas.resolve(raw, self.k8s) or {}
 
     def go_type(self, raw: dict) -> str:
+        """The Go type name the decoder reports for a schema."""
         named = _ref_type(raw)
         if named:
             return named
@@ -105,6 +105,7 @@ class _Walker:
         return "interface {}"
 
     def mistyped(self, value: Any, raw: dict, path: str, go_path: str, struct: str) -> None:
+        """Record a value of the wrong JSON type."""
         kind = _json_kind(value)
         message = (
             f"json: cannot unmarshal {kind} into Go struct field {struct}.{go_path} "
@@ -158,6 +159,7 @@ class _Walker:
     def scalar(
         self, value: Any, schema: dict, raw: dict, path: str, go_path: str, struct: str
     ) -> Any:
+        """Decode a string, number or boolean."""
         types = schemas.schema_types(schema)
         ok = True
         if "string" in types:
@@ -184,6 +186,7 @@ class _Walker:
         return self.value(value, raw, path, go_path, struct)
 
     def array(self, value: list, schema: dict, path: str, go_path: str, struct: str) -> list:
+        """Decode a list element by element."""
         items = schema.get("items")
         if not isinstance(items, dict):
             return value
@@ -194,6 +197,7 @@ class _Walker:
         return result
 
     def struct(self, value: dict, schema: dict, path: str, go_path: str, struct: str) -> dict:
+        """Decode a struct: unknown fields reported, nulls dropped."""
         schema = self.resolve(schema)
         properties = schema.get("properties") or {}
         result = {}
@@ -212,6 +216,7 @@ class _Walker:
         return result
 
     def zero(self, raw: dict) -> Any:
+        """The Go zero value of a schema's type."""
         schema = self.resolve(raw)
         types = schemas.schema_types(schema)
         if schema.get("x-kubernetes-int-or-string"):
