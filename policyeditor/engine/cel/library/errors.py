@@ -33,7 +33,8 @@ def guarded(function: Callable[..., Any]) -> Callable[..., Any]:
             return function(*args)
         except LibraryError:
             raise
-        except Exception as exc:  # a bug or an argument of a type we did not expect
-            raise LibraryError(f"no such overload ({type(exc).__name__}: {exc})") from exc
+        except Exception as exc:  # an argument of a type we did not expect (or a bug)
+            # cel-go's wording for a dynamic argument no overload accepts
+            raise LibraryError("no such overload") from exc
 
     return wrapper
