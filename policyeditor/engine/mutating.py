@@ -352,25 +352,34 @@ def evaluate_mutations(
     current = copy.deepcopy(ctx.request.object)
     previous: set[tuple[str, str, str]] = set()
     reinvoke: set[tuple[str, str, str]] = set()
-    should_reinvoke = False
+    dirty = False
     outcomes: list[PolicyOutcome] = list(records)
 
     def run(inv: Invocation, pass_number: int) -> None:
-        nonlocal current, previous, reinvoke, should_reinvoke
+        nonlocal current, previous, reinvoke, dirty
         before = current
         current, outcome = run_invocation(inv, current, ctx, pass_number)
         outcomes.append(outcome)
+        if not outcome.mutations:
+            return  # stopped at its match conditions: not an invocation that counts
+        if any(step.status in ("applied", "unchanged") for step in outcome.mutations):
+            dirty = True  # versionedAttr.Dirty: some patch went through, changed or not
         if current != before:
             # A change asks every earlier IfNeeded invocation to run again.
             reinvoke |= previous
             previous = set()
-            should_reinvoke = True
         if inv.reinvocation == "IfNeeded":
             previous.add(inv.key)
 
     for inv in invocations:
         run(inv, 1)
-    if should_reinvoke and reinvoke:
+    # dispatchInvocations ends a pass by promoting the rest of the previously invoked IfNeeded
+    # invocations when any patch was applied (lastVersionedAttr.Dirty); the admission chain then
+    # runs one reinvocation pass.
+    if dirty:
+        reinvoke |= previous
+        previous = set()
+    if reinvoke:
         for inv in invocations:
             if inv.key in reinvoke:
                 run(inv, 2)

@@ -195,9 +195,29 @@ def test_never_policies_do_not_reinvoke():
     assert result.object["metadata"]["annotations"]["foo"] == "2"
 
 
-def test_a_lone_if_needed_policy_runs_once():
+def test_a_lone_if_needed_policy_is_reinvoked_once_after_patching():
+    # mutating/dispatcher.go: a pass that applied any patch promotes the IfNeeded invocations
+    # still pending (lastVersionedAttr.Dirty), so the chain's single reinvocation runs it again.
     result = run([map_policy("a", [INCREMENT], "IfNeeded")], configmap(annotations={"foo": "0"}))
+    assert result.object["metadata"]["annotations"]["foo"] == "2"
+    assert [o.invocation for o in result.policies] == [1, 2]
+
+
+def test_two_if_needed_policies_both_run_twice():
+    policies = [map_policy("a", [INCREMENT], "IfNeeded"), map_policy("b", [INCREMENT], "IfNeeded")]
+    result = run(policies, configmap(annotations={"foo": "0"}))
+    assert result.object["metadata"]["annotations"]["foo"] == "4"
+
+
+def test_an_if_needed_policy_whose_match_condition_is_false_is_not_reinvoked():
+    conditions = [{"name": "never", "expression": "false"}]
+    policies = [
+        map_policy("a", [INCREMENT], "IfNeeded", matchConditions=conditions),
+        map_policy("b", [INCREMENT], "Never"),
+    ]
+    result = run(policies, configmap(annotations={"foo": "0"}))
     assert result.object["metadata"]["annotations"]["foo"] == "1"
+    assert [(o.policy, o.invocation) for o in result.policies] == [("a", 1), ("b", 1)]
 
 
 def test_validating_policies_see_the_mutated_object():
