@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate = sub.add_parser(
         "validate", help="API-server validation and CEL compilation of every document"
     )
-    validate.add_argument("files", nargs="+", metavar="FILE")
+    validate.add_argument("files", nargs="+", metavar="FILE", help="YAML or JSON manifests")
     _version_option(validate)
     _output_option(validate, ("text", "json", "yaml"))
 
@@ -84,7 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     test = sub.add_parser(
         "test", help="run test suites found under PATH (our format, kat, kaptest)"
     )
-    test.add_argument("paths", nargs="+", metavar="PATH")
+    test.add_argument(
+        "paths", nargs="+", metavar="PATH", help="suite files or directories to search for suites"
+    )
     test.add_argument(
         "-run", "--run", dest="run", metavar="REGEX", help="run only cases whose suite/name matches"
     )
@@ -92,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     _output_option(test, ("text", "json"))
 
     cel = sub.add_parser("cel", help="compile and evaluate one CEL expression")
-    cel.add_argument("expression", metavar="EXPR")
+    cel.add_argument("expression", metavar="EXPR", help="a CEL expression, as in a validation")
     cel.add_argument("--object", metavar="F")
     cel.add_argument("--old-object", metavar="F")
     cel.add_argument("--params", metavar="F")
