@@ -21,9 +21,15 @@ How cel-core builds an environment with them::
   "OUT_OF_RANGE: <Kubernetes message>"; `strip_status()` removes that prefix.
 - `authz.bind_authorizer(...)` makes the `authorizer` variable's value; `authz.Authorizer` and
   `authz.AuthorizationDecision` are the contract types cel re-exports.
+- `authz.mock_authorizer(spec)` builds the conformance vectors' `{"$mock": ...}` authorizers.
 - `cost.call_cost(function, args)` is the runtime cost of one library call (KUBERNETES.md 13).
 - Format functions (`format.named`, `validate`) return optionals, which a Python implementation
-  cannot produce: see formats_decls.py for the AST rewrite cel-core applies.
+  cannot produce: their implementations return `{}` / `{"": value}` and the source gets `[?""]`
+  after each call (formats_decls.optional_suffix_offsets; compiler.py applies it).
+
+Known limits of cel-expr-python 0.1.3 (see decls.py): generic functions are declared over dyn
+(`[1].indexOf('a')` type-checks, Kubernetes rejects it), and with both ip and cidr libraries only
+`string(ip)` type-checks, not `string(cidr)` (one runtime slot for both message types).
 """
 
 from __future__ import annotations

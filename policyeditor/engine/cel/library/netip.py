@@ -75,11 +75,11 @@ class Addr:
         return ip.value >> 120 == 0xFF
 
     def is_link_local_multicast(self) -> bool:
-        """224.0.0.0/24 or ff02::/16."""
+        """224.0.0.0/24, or IPv6 multicast with link-local scope (ff02::, ff12::, ...)."""
         ip = self.unmap()
         if ip.is4():
             return ip.value >> 8 == 0xE00000
-        return ip.value >> 112 == 0xFF02
+        return (ip.value >> 112) & 0xFF0F == 0xFF02
 
     def is_link_local_unicast(self) -> bool:
         """169.254.0.0/16 or fe80::/10."""

@@ -67,6 +67,7 @@ def test_predicates_follow_netip() -> None:
     assert netip.parse_ip("::").is_unspecified()
     assert netip.parse_ip("127.1.2.3").is_loopback()
     assert netip.parse_ip("ff02::1").is_link_local_multicast()
+    assert netip.parse_ip("ff12::1").is_link_local_multicast()  # scope bits, flags ignored
     assert not netip.parse_ip("ff05::1").is_link_local_multicast()
     assert netip.parse_ip("fe80::1").is_link_local_unicast()
     assert netip.parse_ip("169.254.1.1").is_link_local_unicast()
