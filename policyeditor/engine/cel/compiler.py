@@ -261,7 +261,7 @@ def _compile(
     # 8.7, 13): the runtime limits stop them. The estimate is only reported.
     warnings: list[str] = []
     return CompileResult(
-        program=Program(program_expr, env, runtime, expression),
+        program=Program(program_expr, env, runtime, expression, checked=checked, rewrite=rw),
         warnings=warnings,
         estimated_cost=estimated,
         output_type=output_type,

@@ -105,11 +105,25 @@ class VariableResolver:
 class Program:
     """A compiled expression ready to evaluate (cheap to call many times)."""
 
-    def __init__(self, expression: Any, env: Any, runtime: Any, source: str) -> None:
+    def __init__(
+        self,
+        expression: Any,
+        env: Any,
+        runtime: Any,
+        source: str,
+        checked: Any = None,
+        rewrite: Any = None,
+    ) -> None:
         self._expression = expression
         self._env = env
         self.runtime = runtime
         self.source = source
+        self.checked = checked  # the type-checked AST (positions in the rewritten text)
+        self._rewrite = rewrite
+
+    def to_original(self, offset: int) -> int:
+        """Map an offset of the checked AST's source positions to the user's text."""
+        return self._rewrite.to_original(offset) if self._rewrite is not None else offset
 
     def run(self, activation: Activation, state: EvalState) -> tuple[bool, Any]:
         """Evaluate inside a running state: (True, plain value) or (False, error message)."""

@@ -57,17 +57,6 @@ class Rewrite:
             delta += len(text) - (end - start)
         return max(0, min(len(self.original), offset - delta))
 
-    def to_rewritten(self, offset: int) -> int:
-        """Map an original offset to the rewritten text."""
-        delta = 0
-        for start, end, text in sorted(self.edits, key=lambda e: (e[0], e[1])):
-            if start >= offset and not (start == end == offset):
-                break
-            if start == end == offset:
-                break
-            delta += len(text) - (end - start)
-        return offset + delta
-
 
 _OPERATOR_AT = re.compile(r"<=|>=|<|>")
 
