@@ -18,6 +18,7 @@ from typing import Any
 
 from .defaulting import apply_defaults, default_in_place
 from .errors import FieldError
+from .validation_bundle import bundle_warnings
 from .validation_cel import CelChecker, Preexisting, preexisting_expressions
 from .validation_common import (
     child,
@@ -48,6 +49,7 @@ from .versions import (
 __all__ = [
     "POLICY_KINDS",
     "apply_defaults",
+    "bundle_warnings",
     "validate_document",
     "validate_documents",
     "warnings_for",
