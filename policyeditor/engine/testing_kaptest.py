@@ -182,19 +182,23 @@ def _suite_cases(
         case = new_case(policy_name)
         case.error = f"{where}.tests: Required value: at least one test"
         return [case]
-    # One list per suite entry, shared by its cases, so validation runs once for them.
-    suite_documents = [policy] if policy is not None else []
-    suite_documents += [d for d in documents if str(d.get("kind", "")).endswith("Binding")]
+    # kaptest evaluates the policy alone unless the suite names a binding to go through.
+    binding = entry.get("binding") if isinstance(entry.get("binding"), str) else None
+    binding_kind = f"{kind}Binding"
+    bindings = [d for d in documents if d.get("kind") == binding_kind and name_of(d) == binding]
+    suite_documents = ([policy] if policy is not None else []) + bindings
     cases = []
     for index, test in enumerate(tests):
         case = new_case(f"{policy_name}[{index}]")
         if isinstance(test, dict):
             case.name = _describe(policy_name, test, test.get("expect"))
         case.policy = policy_name
-        binding = entry.get("binding")
-        if isinstance(binding, str) and binding:
-            case.binding = binding
+        case.binding = binding or None
         try:
+            if binding and not bindings:
+                raise ValueError(
+                    f"{where}.binding: {binding_kind} {binding!r} not found in the policy files"
+                )
             if policy is None:
                 found = ", ".join(name_of(d) for d in documents if d.get("kind") == kind) or "none"
                 raise ValueError(

@@ -175,3 +175,35 @@ def test_unknown_expectation_is_a_case_error_listing_the_supported_ones(tmp_path
     (case,) = load_kaptest(manifest)
     assert "expect: Unsupported value: 'maybe'" in case.error
     assert '"admit"' in case.error
+
+
+def _with_binding(tmp_path: Path, binding_line: str) -> Path:
+    (tmp_path / "policy.yaml").write_text(
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\n"
+        "spec: {validations: [{expression: 'true'}]}\n---\n"
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\n"
+        "spec: {policyName: p, validationActions: [Warn]}\n"
+    )
+    (tmp_path / "resources.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+    )
+    manifest = tmp_path / "kaptest.yaml"
+    manifest.write_text(
+        "policies: [policy.yaml]\nresources: [resources.yaml]\nvapTestSuites:\n- policy: p\n"
+        + binding_line
+        + "  tests:\n  - object: {kind: ConfigMap, name: c}\n    expect: admit\n"
+    )
+    return manifest
+
+
+def test_bindings_take_part_only_when_the_suite_names_one(tmp_path):
+    (alone,) = load_kaptest(_with_binding(tmp_path, ""))
+    assert [d["kind"] for d in alone.documents] == ["ValidatingAdmissionPolicy"]
+    (bound,) = load_kaptest(_with_binding(tmp_path, "  binding: b\n"))
+    assert [d["kind"] for d in bound.documents] == [
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+    ]
+    assert bound.binding == "b"
+    (missing,) = load_kaptest(_with_binding(tmp_path, "  binding: nope\n"))
+    assert "ValidatingAdmissionPolicyBinding 'nope' not found" in missing.error
