@@ -182,6 +182,7 @@ class Action(models.TextChoices):
     SHARE_REVOKED = "share_revoked", "revoked a share link"
     TESTS_CHANGED = "tests_changed", "changed the saved test cases"
     IMPORTED = "imported", "imported a bundle"
+    IMPACT_ANALYSED = "impact_analysed", "ran an impact analysis"
     DELETED = "deleted", "deleted the draft"
     MEMBER_ADDED = "member_added", "added a member"
     MEMBER_REMOVED = "member_removed", "removed a member"
@@ -311,3 +312,38 @@ class SavedTestCase(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class ImpactRun(models.Model):
+    """One impact analysis: a dump of cluster objects run through a revision (and the approved one)."""
+
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="impact_runs")
+    revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="+")
+    baseline = models.ForeignKey(
+        Revision, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    # The dumped objects wait here between chunks; they are dropped once the run is done.
+    pending = models.JSONField(default=list, blank=True)
+    namespaces = models.JSONField(default=dict, blank=True)
+    total = models.PositiveIntegerField(default=0)
+    position = models.PositiveIntegerField(default=0)
+    rows = models.JSONField(default=list, blank=True)
+    done = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self) -> str:
+        return f"impact of {self.revision} on {self.total} objects"
+
+    def get_absolute_url(self) -> str:
+        return reverse("review:impact_run", args=[self.draft_id, self.pk])
+
+    @property
+    def percent(self) -> int:
+        """How far the run is, 0-100."""
+        return 100 if not self.total else int(100 * self.position / self.total)

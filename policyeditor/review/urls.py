@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from policyeditor.review.views import actions, cases, inbox, revisions, shares, teams
+from policyeditor.review.views import actions, cases, impact, inbox, revisions, shares, teams
 
 app_name = "review"
 
@@ -31,6 +31,9 @@ urlpatterns = [
         name="revision_download",
     ),
     path("drafts/<int:pk>/r/<int:number>/bundle.zip", cases.bundle_export, name="bundle_export"),
+    path("drafts/<int:pk>/r/<int:number>/impact/", impact.impact_new, name="impact_new"),
+    path("drafts/<int:pk>/impact/<int:run_id>/", impact.impact_run, name="impact_run"),
+    path("drafts/<int:pk>/impact/<int:run_id>/step/", impact.impact_step, name="impact_step"),
     path("comments/<int:comment_id>/resolve/", actions.resolve, name="resolve"),
     path("s/<str:token>/", shares.shared, name="shared"),
     path("s/<str:token>/revoke/", actions.revoke_share, name="revoke_share"),
