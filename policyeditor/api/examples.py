@@ -95,7 +95,7 @@ EVALUATE_RESPONSE = OpenApiExample(
         "statusCode": 422,
         "reason": "Invalid",
         "message": 'deployments.apps "web" is forbidden: ValidatingAdmissionPolicy '
-        "'replica-limit.example.com' with binding '' denied request: "
+        "'replica-limit.example.com' denied request: "
         "replicas must be at most 5",
         "warnings": [],
         "auditAnnotations": {},

@@ -81,7 +81,20 @@ def _type_name(value: Any) -> str:
     return "an object"
 
 
-class DocumentsMixin(serializers.Serializer):
+class StrictSerializer(serializers.Serializer):
+    """Unknown fields are an error, as in the API server's strict decoding (a typo is not ignored)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {key: f'unknown field "{key}"' for key in unknown}
+                )
+        return super().to_internal_value(data)
+
+
+class DocumentsMixin(StrictSerializer):
     """`documents` (JSON objects) or `yaml` (multi-document text): exactly one of them."""
 
     documents = serializers.ListField(

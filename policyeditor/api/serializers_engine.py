@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from policyeditor.api.fields import AnyJSONField, DocumentsMixin, ObjectField, VersionField
+from policyeditor.api.fields import (
+    AnyJSONField,
+    DocumentsMixin,
+    ObjectField,
+    StrictSerializer,
+    VersionField,
+)
+from policyeditor.engine.testing_authorizer import parse_entries
 
 CONTEXTS = (
     "validation",
@@ -17,7 +27,7 @@ CONTEXTS = (
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 
 
-class UserInfoSerializer(serializers.Serializer):
+class UserInfoSerializer(StrictSerializer):
     """The requesting user as the API server authenticated it."""
 
     username = serializers.CharField(required=False, allow_blank=True, max_length=1024)
@@ -31,7 +41,8 @@ class UserInfoSerializer(serializers.Serializer):
 
 
 class AuthorizerEntrySerializer(serializers.Serializer):
-    """One mocked authorization decision; a field left out matches any value."""
+    """One mocked authorization decision; a field left out matches any value (schema only:
+    AuthorizerField checks entries with the engine's own parser, which knows the aliases)."""
 
     group = serializers.CharField(required=False, allow_blank=True)
     version = serializers.CharField(required=False, allow_blank=True)
@@ -45,6 +56,21 @@ class AuthorizerEntrySerializer(serializers.Serializer):
     decision = serializers.ChoiceField(choices=["allow", "deny", "noOpinion"])
     reason = serializers.CharField(required=False, allow_blank=True)
     error = serializers.CharField(required=False, allow_blank=True)
+
+
+@extend_schema_field(AuthorizerEntrySerializer(many=True))
+class AuthorizerField(serializers.ListField):
+    """Mocked authorization decisions, first match wins, default NoOpinion (as in test suites)."""
+
+    child = ObjectField()
+
+    def to_internal_value(self, data: Any) -> list[dict]:
+        entries = super().to_internal_value(data)
+        try:
+            parse_entries(entries)
+        except ValueError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
+        return entries
 
 
 class ValidateRequestSerializer(DocumentsMixin):
@@ -104,8 +130,8 @@ class EvaluateRequestSerializer(DocumentsMixin):
         help_text="Further AdmissionRequest fields in camelCase (kind, resource, subResource, "
         "namespace, name, dryRun, options, ...); they override what is inferred from the object.",
     )
-    authorizer = AuthorizerEntrySerializer(
-        many=True, required=False, help_text="Mocked authorization decisions, first match wins."
+    authorizer = AuthorizerField(
+        required=False, help_text="Mocked authorization decisions, first match wins."
     )
     policy = serializers.CharField(required=False, help_text="Evaluate only this policy (by name).")
     binding = serializers.CharField(required=False, help_text="Evaluate through this binding.")
@@ -137,14 +163,14 @@ class EvaluateResponseSerializer(serializers.Serializer):
     kubernetesVersion = serializers.CharField()
 
 
-class VariableSerializer(serializers.Serializer):
+class VariableSerializer(StrictSerializer):
     """A policy variable, composited before the expression."""
 
     name = serializers.CharField()
     expression = serializers.CharField(trim_whitespace=False)
 
 
-class CelRequestSerializer(serializers.Serializer):
+class CelRequestSerializer(StrictSerializer):
     """POST /api/v1/cel: one expression with the variables it may read."""
 
     expression = serializers.CharField(trim_whitespace=False, max_length=100_000)
@@ -156,7 +182,7 @@ class CelRequestSerializer(serializers.Serializer):
     params = AnyJSONField(required=False, allow_null=True)
     namespaceObject = AnyJSONField(required=False, allow_null=True)
     variables = VariableSerializer(many=True, required=False)
-    authorizer = AuthorizerEntrySerializer(many=True, required=False)
+    authorizer = AuthorizerField(required=False)
     envType = serializers.ChoiceField(
         choices=["NewExpressions", "StoredExpressions"], required=False, default="NewExpressions"
     )
@@ -177,7 +203,8 @@ class CelResponseSerializer(serializers.Serializer):
     """The value (JSON) or the error of one expression."""
 
     value = AnyJSONField(allow_null=True)
-    error = CelIssueSerializer(allow_null=True)
+    error = CelIssueSerializer(allow_null=True, help_text="The first error, if any.")
+    errors = CelIssueSerializer(many=True, help_text="Every compile error (or the runtime one).")
     cost = serializers.IntegerField(allow_null=True)
     estimatedCost = serializers.IntegerField(allow_null=True)
     warnings = serializers.ListField(child=serializers.CharField())

@@ -162,12 +162,20 @@ def test_an_unknown_context_is_a_400_listing_the_choices(api):
     ]
 
 
-def test_a_malformed_authorizer_entry_is_a_400_with_its_path(api):
-    response = api.post(CEL, {"expression": "1", "authorizer": [{"verb": "get"}]})
+def test_a_malformed_authorizer_entry_is_a_400_naming_the_entry(api):
+    response = api.post(
+        CEL, {"expression": "1", "authorizer": [{"verb": "get", "decision": "maybe"}]}
+    )
     assert response.status_code == 400
-    assert response.json()["errors"] == [
-        {"path": "authorizer[0].decision", "message": "This field is required."}
-    ]
+    [error] = response.json()["errors"]
+    assert error["path"] == "authorizer"
+    assert error["message"].startswith("authorizer[0].decision: Unsupported value: 'maybe'")
+
+
+def test_an_unknown_field_is_refused_rather_than_ignored(api):
+    response = api.post(CEL, {"expression": "1", "objekt": {}})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [{"path": "objekt", "message": 'unknown field "objekt"'}]
 
 
 def test_a_variable_without_a_name_is_a_400(api):

@@ -15,7 +15,14 @@ pytestmark = pytest.mark.django_db
 VALIDATE = "/api/v1/validate"
 # Fields the API server defaults before validating: the vectors were validated without
 # defaulting, so a vector expecting an error on one of them cannot be seen through the API.
-DEFAULTED = ("failurePolicy", "matchPolicy", "namespaceSelector", "objectSelector", "scope", "parameterNotFoundAction")
+DEFAULTED = (
+    "failurePolicy",
+    "matchPolicy",
+    "namespaceSelector",
+    "objectSelector",
+    "scope",
+    "parameterNotFoundAction",
+)
 VECTORS = [
     record
     for record in load_vectors("validation.jsonl")
@@ -99,7 +106,10 @@ def test_a_version_that_does_not_serve_the_api_version_is_an_error_not_a_400(api
     doc["kind"] = "MutatingAdmissionPolicy"
     body = api.post(VALIDATE, {"documents": [doc], "kubernetesVersion": "1.31"}).json()
     assert body["valid"] is False
-    assert any("1.31" in e["message"] or "not served" in e["message"] or "no kind" in e["message"].lower() for e in body["errors"]), body
+    assert any(
+        "1.31" in e["message"] or "not served" in e["message"] or "no kind" in e["message"].lower()
+        for e in body["errors"]
+    ), body
 
 
 def test_an_unsupported_kubernetes_version_is_a_400_with_the_reason(api):
@@ -124,7 +134,9 @@ def test_unreadable_yaml_is_a_400_naming_the_line(api):
 def test_documents_and_yaml_together_are_refused(api):
     response = api.post(VALIDATE, {"documents": [POLICY], "yaml": "x: 1"})
     assert response.status_code == 400
-    assert response.json()["errors"] == [{"path": "yaml", "message": "give either documents or yaml, not both"}]
+    assert response.json()["errors"] == [
+        {"path": "yaml", "message": "give either documents or yaml, not both"}
+    ]
 
 
 def test_a_document_that_is_not_an_object_is_refused_with_its_index(api):
