@@ -123,4 +123,6 @@ class CaseResult:
             data["result"] = self.outcome.get("result")
             data["allowed"] = self.outcome.get("allowed")
             data["message"] = self.outcome.get("message")
+            data["warnings"] = self.outcome.get("warnings", [])
+            data["auditAnnotations"] = self.outcome.get("auditAnnotations", {})
         return data
