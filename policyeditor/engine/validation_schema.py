@@ -172,6 +172,17 @@ class _Walker:
             )
             if ok and isinstance(value, float):
                 value = int(value)  # YAML 1.0 reaches Go's decoder as JSON 1
+            bits = 32 if schema.get("format") == "int32" else 64
+            if ok and not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+                # Go reports the number that does not fit its integer type.
+                self.result.type_errors.append(
+                    FieldError(
+                        path,
+                        f"json: cannot unmarshal number {value} into Go struct field "
+                        f"{struct}.{go_path} of type {self.go_type(raw)}",
+                    )
+                )
+                return _MISSING
         elif "number" in types:
             ok = isinstance(value, int | float) and not isinstance(value, bool)
         if not ok:

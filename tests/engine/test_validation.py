@@ -501,3 +501,15 @@ def test_deeply_nested_unknown_content_is_reported_not_walked():
     assert _rendered(_with(VAP, "spec.extra", deep)) == [
         'spec.extra: strict decoding error: unknown field "spec.extra"'
     ]
+
+
+def test_integers_must_fit_their_go_type():
+    doc = _with(VAP, "metadata.generation", 2**63)
+    assert _rendered(doc) == [
+        f"metadata.generation: json: cannot unmarshal number {2**63} into Go struct field "
+        "ObjectMeta.metadata.generation of type int64"
+    ]
+    assert _rendered(_with(VAP, "metadata.generation", 3.0)) == []
+    assert _rendered(_with(VAP, "metadata.generation", 3.5))[0].startswith(
+        "metadata.generation: json: cannot unmarshal number 3.5 into Go struct field"
+    )
