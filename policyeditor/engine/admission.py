@@ -333,14 +333,14 @@ def _respond(
     if denials:
         first = denials[0]
         reason = first.get("reason") or "Invalid"
-        is_map = first["message"].startswith("policy ")
+        is_map = bool(first.get("mutating"))
         code = 403 if is_map else _REASON_CODES.get(reason, 422)
         return EvaluationResult(
             result=result if result == "error" else "deny",
             allowed=False,
             status_code=code,
             reason=reason,
-            message=forbidden_message(request, first["message"]),
+            message=first["message"] if is_map else forbidden_message(request, first["message"]),
             warnings=warnings,
             audit_annotations=annotations,
             object=final_object,

@@ -245,7 +245,9 @@ def run_invocation(
     return current, outcome
 
 
-def _record_error(outcome: PolicyOutcome, message: str, *, already_listed: bool = False) -> None:
+def _record_error(
+    outcome: PolicyOutcome, message: str, *, already_listed: bool = False, reason: str = "Invalid"
+) -> None:
     if not already_listed:
         outcome.errors.append(message)
     outcome.result = "error"
@@ -253,7 +255,9 @@ def _record_error(outcome: PolicyOutcome, message: str, *, already_listed: bool 
         outcome.reason = f"error ignored (failurePolicy Ignore): {message}"
         return
     full = deny_text(outcome.policy, outcome.binding, message)
-    outcome.denials.append({"message": full, "reason": "Invalid"})
+    # MAP answers with the PolicyError text itself (no "<resource> is forbidden:" prefix); the
+    # status reason is the error's (Invalid for mutations, Forbidden for configuration errors).
+    outcome.denials.append({"message": full, "reason": reason, "mutating": True})
     outcome.message = full
 
 
@@ -269,7 +273,7 @@ def _config_error(
         failure_policy=str(spec.get("failurePolicy") or "Fail"),
     )
     prefix = "failed to configure binding" if binding_level else "failed to configure policy"
-    _record_error(outcome, f"{prefix}: {message}")
+    _record_error(outcome, f"{prefix}: {message}", reason="Forbidden")
     return outcome
 
 

@@ -100,9 +100,10 @@ def test_a_failing_mutation_is_recorded_and_the_next_still_runs_but_fail_denies(
     result = run([map_policy(mutations=[broken, ADD_LABEL])], configmap())
     statuses = [m.status for m in result.policies[0].mutations]
     assert statuses == ["error", "applied"]
-    assert not result.allowed and result.status_code == 403
+    assert (result.allowed, result.status_code, result.reason) == (False, 403, "Invalid")
+    # The MAP dispatcher answers with the policy error itself, without "<resource> is forbidden".
     assert result.message == (
-        'configmaps "cm" is forbidden: policy "mutate" denied request: JSON Patch: '
+        'policy "mutate" denied request: JSON Patch: '
         'remove operation does not apply: doc is missing path: "/data/missing": missing value'
     )
 
@@ -112,6 +113,19 @@ def test_failure_policy_ignore_turns_a_broken_mutation_into_a_no_op():
     result = run([map_policy(mutations=[broken], failurePolicy="Ignore")], configmap())
     assert result.allowed and result.result == "error"
     assert result.object == configmap()
+
+
+def test_a_configuration_error_is_forbidden():
+    policy = map_policy(mutations=[ADD_LABEL], paramKind={"apiVersion": "v1", "kind": "ConfigMap"})
+    bound = map_binding(
+        "b1", "mutate", paramRef={"name": "nope", "parameterNotFoundAction": "Deny"}
+    )
+    result = run([policy, bound], configmap())
+    assert (result.status_code, result.reason) == (403, "Forbidden")
+    assert result.message == (
+        "policy 'mutate' with binding 'b1' denied request: failed to configure binding: "
+        "no params found for policy binding with `Deny` parameterNotFoundAction"
+    )
 
 
 def test_a_binding_names_itself_in_the_denial():
