@@ -229,7 +229,9 @@ def _compile(
     checked = ast_pb.checked_from_bytes(compiled.serialize())
     positions = checked.source_info.positions
     errors = []
-    for node_id, message in validators.validate(checked):
+    from .library.typecheck import generic_findings  # list(A) overloads (cel-library)
+
+    for node_id, message in [*validators.validate(checked), *generic_findings(checked)]:
         offset = positions.get(node_id)
         errors.append(
             _issue(expression, rw.to_original(offset) if offset is not None else None, message)
