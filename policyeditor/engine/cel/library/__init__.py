@@ -27,9 +27,10 @@ How cel-core builds an environment with them::
   cannot produce: their implementations return `{}` / `{"": value}` and the source gets `[?""]`
   after each call (formats_decls.optional_suffix_offsets; compiler.py applies it).
 
-Known limits of cel-expr-python 0.1.3 (see decls.py): generic functions are declared over dyn
-(`[1].indexOf('a')` type-checks, Kubernetes rejects it), and with both ip and cidr libraries only
-`string(ip)` type-checks, not `string(cidr)` (one runtime slot for both message types).
+Known limits of cel-expr-python 0.1.3 (see decls.py): generic functions are declared over dyn,
+so `typecheck.generic_findings(checked)` reports what cel-go's list(A) overloads reject
+(compiler.py runs it); with both ip and cidr libraries only `string(ip)` type-checks, not
+`string(cidr)` (one runtime slot for both message types; `string(dyn(cidr(...)))` runs).
 """
 
 from __future__ import annotations
