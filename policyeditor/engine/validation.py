@@ -120,10 +120,12 @@ def _spec_errors(
         if mutating:
             errors.extend(validate_map_spec(spec, "spec", checker, skip_match_conditions=skip))
         else:
+            # With only generateName the server has made up the name before validating.
+            name = meta.get("name") or (
+                meta["generateName"] + "x7k2q" if meta.get("generateName") else ""
+            )
             errors.extend(
-                validate_vap_spec(
-                    spec, meta.get("name", ""), "spec", checker, skip_match_conditions=skip
-                )
+                validate_vap_spec(spec, name, "spec", checker, skip_match_conditions=skip)
             )
         return errors, checker.warnings
     if kind == "ValidatingAdmissionPolicyBinding":

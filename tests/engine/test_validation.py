@@ -315,10 +315,24 @@ def test_audit_annotation_rules():
 
 def test_audit_annotation_key_needs_a_policy_name():
     doc = _with(VAP, "spec.auditAnnotations", [{"key": "k", "valueExpression": "'v'"}])
+    doc["metadata"] = {}
+    assert _rendered(doc) == [
+        "metadata.name: Required value: name or generateName is required",
+        'spec.auditAnnotations[0].key: Invalid value: "k": requires metadata.name be non-empty',
+    ]
+
+
+def test_generate_name_stands_in_for_the_name_in_audit_keys():
+    doc = _with(VAP, "spec.auditAnnotations", [{"key": "k", "valueExpression": "'v'"}])
     doc["metadata"] = {"generateName": "policy-"}
-    assert (
-        'spec.auditAnnotations[0].key: Invalid value: "k": requires metadata.name be non-empty'
-        in _rendered(doc)
+    assert _rendered(doc) == []
+    doc["metadata"] = {"generateName": "Policy-"}
+    rendered = _rendered(doc)
+    assert rendered[0].startswith(
+        'metadata.generateName: Invalid value: "Policy-": a lowercase RFC 1123'
+    )
+    assert rendered[1].startswith(
+        'spec.auditAnnotations[0].key: Invalid value: "Policy-x7k2q/k": prefix part'
     )
 
 
