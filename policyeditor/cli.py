@@ -181,10 +181,13 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     version = _version(args)
     loaded = [(path, _load(path)) for path in args.files]  # all input errors before any output
     records: list[dict[str, str]] = []
+    places: list[str] = []  # "file:line:column" of each record, for the text output
     warnings: list[str] = []
     for path, docs in loaded:
+        positions = _positions(path)
         for index, error in validation.validate_documents(docs, version=version):
             doc = docs[index] if 0 <= index < len(docs) else {}
+            places.append(_place(path, positions, index, error.path))
             records.append(
                 {
                     "file": path,
@@ -202,11 +205,9 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.output != "text":
         dump(records, args.output, out)
     else:
-        for record in records:
+        for place, record in zip(places, records, strict=True):
             where = f"{record['path']}: " if record["path"] else ""
-            out.write(
-                f"{record['file']}: {record['kind']} {record['name']!r}: {where}{record['message']}\n"
-            )
+            out.write(f"{place}: {record['kind']} {record['name']!r}: {where}{record['message']}\n")
         for warning in warnings:
             err.write(warning + "\n")
         if not records:
@@ -215,6 +216,25 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 f"{count} document{'s' if count != 1 else ''} valid for Kubernetes {version}\n"
             )
     return EXIT_FAILED if records else EXIT_OK
+
+
+def _positions(path: str) -> list:
+    """Where each field of the file is written (empty when that cannot be worked out)."""
+    try:
+        from policyeditor.engine.manifests_positions import field_positions
+
+        with open(path, "rb") as handle:
+            return field_positions(handle.read(), source=path)
+    except Exception:  # positions only decorate the output
+        return []
+
+
+def _place(path: str, positions: list, index: int, field_path: str) -> str:
+    """`file:line:column` of a field, or just the file when its line is not known."""
+    from policyeditor.engine.manifests_positions import locate
+
+    found = locate(positions, index, field_path) if positions else None
+    return f"{path}:{found[0]}:{found[1]}" if found else path
 
 
 def _warnings(validation: Any, doc: dict, version: str) -> list[str]:

@@ -56,7 +56,7 @@ def test_validate_reports_api_server_errors_and_exits_1():
     status, out, _ = run("validate", str(INVALID_POLICY))
     assert status == 1
     assert (
-        f"{INVALID_POLICY}: ValidatingAdmissionPolicy 'broken': spec.failurePolicy: "
+        f"{INVALID_POLICY}:6:3: ValidatingAdmissionPolicy 'broken': spec.failurePolicy: "
         'Unsupported value: "Sometimes": supported values: "Fail", "Ignore"'
     ) in out
 
