@@ -235,8 +235,9 @@ def is_path_segment_name(value: str) -> list[str]:
 
 def name_is_dns_subdomain(value: str, prefix: bool) -> list[str]:
     """NameIsDNSSubdomain: a generateName prefix may end with '-'."""
-    if prefix:
-        value = value[:-1] if value.endswith("-") and len(value) > 1 else value
+    if prefix and len(value) > 1 and value.endswith("-"):
+        # maskTrailingDash: Go swaps the last two characters for an "a".
+        value = value[:-2] + "a"
     return is_dns1123_subdomain(value)
 
 

@@ -132,3 +132,12 @@ def test_object_meta_rules():
     assert [str(e) for e in validate_object_meta(big)] == [
         "metadata.annotations: Too long: may not be more than 262144 bytes"
     ]
+
+
+def test_generate_name_prefix_masks_its_trailing_dash_like_go():
+    from policyeditor.engine.validation_common import name_is_dns_subdomain
+
+    assert name_is_dns_subdomain("policy-", True) == []
+    assert name_is_dns_subdomain("ab--", True) == []  # Go checks "aba"
+    assert name_is_dns_subdomain("ab--", False) != []
+    assert name_is_dns_subdomain("-", True) != []
