@@ -8,7 +8,7 @@ editing an approved draft starts a new draft revision on top while the approved 
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from policyeditor.editor.models import Draft, Revision, Status
@@ -340,13 +340,32 @@ def waiting_reviews(user) -> QuerySet[Draft]:
         return Draft.objects.none()
     roles = [role for role, rank in ROLE_RANK.items() if rank >= ROLE_RANK[Role.REVIEWER]]
     teams = Membership.objects.filter(user=user, role__in=roles).values("team_id")
-    drafts = visible_drafts(user).filter(status=Status.IN_REVIEW, workflow__team_id__in=teams)
-    waiting = []
-    for draft in drafts.select_related("owner"):
-        latest = latest_revision(draft)
-        if latest is None or latest.author_id == user.pk:
-            continue
-        if Review.objects.filter(draft=draft, revision=latest, reviewer=user).exists():
-            continue
-        waiting.append(draft.pk)
-    return Draft.objects.filter(pk__in=waiting)
+    latest = Revision.objects.filter(draft=OuterRef("pk")).order_by("-number")
+    decided = Review.objects.filter(
+        draft=OuterRef("pk"), revision_id=OuterRef("latest_id"), reviewer=user
+    )
+    # One query (the header badge runs it on every page): annotate the latest revision, then
+    # drop drafts whose latest revision the user wrote or already decided on.
+    return (
+        visible_drafts(user)
+        .filter(status=Status.IN_REVIEW, workflow__team_id__in=teams)
+        .annotate(
+            latest_id=Subquery(latest.values("pk")[:1]),
+            latest_author=Subquery(latest.values("author_id")[:1]),
+        )
+        .filter(latest_id__isnull=False)
+        .filter(Q(latest_author__isnull=True) | ~Q(latest_author=user.pk))
+        .exclude(Exists(decided))
+    )
+
+
+@transaction.atomic
+def delete_draft(user, draft: Draft) -> None:
+    """Delete a draft and its revisions; its owner or a team admin may. The audit log keeps it."""
+    from policyeditor.review.permissions import has_role, team_of
+
+    team = team_of(draft)
+    if not (draft.owner_id == user.pk or (team is not None and has_role(user, team, Role.ADMIN))):
+        raise NotAllowed("Only the draft's owner or a team admin can delete it.")
+    draft._deleted_by = user  # read by the pre_delete signal that records the deletion
+    draft.delete()

@@ -226,3 +226,22 @@ def test_share_links_are_revocable_by_their_creator(draft, alice, carol, eve, ot
         workflow.create_share_link(eve, draft, revision)
     workflow.revoke_share_link(carol, link)
     assert link.revoked
+
+
+def test_a_draft_is_deleted_by_its_owner_or_a_team_admin_and_the_deletion_is_audited(
+    draft, alice, bob, dave
+):
+    pk = draft.pk
+    with pytest.raises(NotAllowed):
+        workflow.delete_draft(bob, draft)
+    workflow.delete_draft(dave, draft)
+    event = AuditEvent.objects.for_draft(pk).first()
+    assert event.action == Action.DELETED and event.actor_name == "dave"
+
+
+def test_waiting_reviews_ignores_a_revision_whose_author_was_deleted(draft, alice, bob, make_user):
+    ghost = make_user("ghost")
+    edit(draft, ghost, 4)
+    workflow.request_review(alice, draft)
+    ghost.delete()
+    assert list(workflow.waiting_reviews(bob)) == [draft]
