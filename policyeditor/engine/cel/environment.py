@@ -53,6 +53,11 @@ def _config_yaml(features: FeatureSet) -> str:
     return "\n".join(lines) + "\n"
 
 
+def shared_pool() -> Any:
+    """The descriptor pool of every environment (library types and admission types)."""
+    return _pool()
+
+
 @functools.lru_cache(maxsize=1)
 def _pool() -> Any:
     # One pool for everything: the libraries' opaque types and our typed admission variables.

@@ -9,7 +9,7 @@ from typing import Any
 from . import ast_pb, cost
 from .ast_walk import walk
 from .environment import MAP_ALIASES
-from .runtime_functions import COST_FN, GO_ZERO_TIME_FN, MAP_INSERT_FN, VARIABLE_FN
+from .runtime_functions import COST_FN, FORMAT_FN, GO_ZERO_TIME_FN, MAP_INSERT_FN, VARIABLE_FN
 
 
 @dataclass
@@ -72,6 +72,24 @@ def prepare(checked: Any) -> RuntimeAst:
             )
             del out.reference_map[node.id]
             out.reference_map[node.id].overload_id.append(overload)
+        elif (
+            kind == "call_expr"
+            and node.call_expr.function == "format"
+            and node.call_expr.HasField("target")
+            and len(node.call_expr.args) == 1
+        ):
+            # cel-go's %e output differs from the engine's: see strings_format.py.
+            target = ast_pb.Expr()
+            target.CopyFrom(node.call_expr.target)
+            args = ast_pb.Expr()
+            args.CopyFrom(node.call_expr.args[0])
+            node.call_expr.ClearField("target")
+            del node.call_expr.args[:]
+            node.call_expr.args.add().CopyFrom(target)
+            node.call_expr.args.add().CopyFrom(args)
+            node.call_expr.function = FORMAT_FN
+            del out.reference_map[node.id]
+            out.reference_map[node.id].overload_id.append(f"{FORMAT_FN}_string_list")
         elif kind == "call_expr" and node.call_expr.function == "optional.ofNonZeroValue":
             next_id = _wrap_go_zero_time(out, node, next_id)
         elif kind == "comprehension_expr":

@@ -19,6 +19,7 @@ JSONPATCH_FN = "__k8s_jsonpatch"
 MAP_INSERT_FN = "__k8s_map_insert"
 COST_FN = "__k8s_cost"
 GO_ZERO_TIME_FN = "__k8s_go_zero_time"
+FORMAT_FN = "__k8s_format"
 
 _JSONPATCH_FIELDS = ("op", "path", "from", "value")
 
@@ -129,6 +130,12 @@ def _go_zero_time(moment: Any) -> Any:
     return moment
 
 
+def _format(fmt: str, args: list) -> str:
+    from .strings_format import format_string
+
+    return format_string(fmt, args)
+
+
 def helper_extension() -> cel.CelExtension:
     """The helpers as an extension: only that path dispatches dyn parameters at runtime."""
     return cel.CelExtension("policyeditor.helpers", helper_declarations())
@@ -164,6 +171,17 @@ def helper_declarations() -> list[cel.FunctionDecl]:
                 cel.Overload(
                     f"{MAP_INSERT_FN}_map_map", any_map, [any_map, any_map], impl=_map_insert
                 ),
+            ],
+        ),
+        cel.FunctionDecl(
+            FORMAT_FN,
+            [
+                cel.Overload(
+                    f"{FORMAT_FN}_string_list",
+                    cel.Type.STRING,
+                    [cel.Type.STRING, cel.Type.List(dyn)],
+                    impl=_format,
+                )
             ],
         ),
         cel.FunctionDecl(
