@@ -10,6 +10,7 @@ from policyeditor.engine.validation_common import (
     is_path_segment_name,
     is_qualified_name,
     is_valid_label_value,
+    name_is_dns_subdomain,
     not_supported,
     required,
     too_many,
@@ -135,8 +136,6 @@ def test_object_meta_rules():
 
 
 def test_generate_name_prefix_masks_its_trailing_dash_like_go():
-    from policyeditor.engine.validation_common import name_is_dns_subdomain
-
     assert name_is_dns_subdomain("policy-", True) == []
     assert name_is_dns_subdomain("ab--", True) == []  # Go checks "aba"
     assert name_is_dns_subdomain("ab--", False) != []
