@@ -90,8 +90,10 @@
   const accept = () => {
     const item = items[active];
     if (!item || !area) return;
+    // Re-read the word at the caret: typing may have gone on while suggestions were fetched.
+    const current = tokenAt(area) || token;
     const caret = area.selectionStart;
-    const start = caret - token.word.length;
+    const start = caret - current.word.length;
     area.setRangeText(item.label, start, caret, "end");
     close();
     area.dispatchEvent(new Event("input", { bubbles: true }));

@@ -60,7 +60,7 @@
 
   // --- CEL fields: line numbers and auto-height --------------------------------
   const syncGutter = (area) => {
-    const gutter = area.parentElement.querySelector(".cel-gutter");
+    const gutter = area.closest(".cel-editor")?.querySelector(".cel-gutter");
     const lines = area.value.split("\n").length;
     area.rows = Math.max(2, Math.min(lines, 16));
     if (gutter) gutter.textContent = Array.from({ length: lines }, (_, i) => i + 1).join("\n");
@@ -74,6 +74,10 @@
   const placeIssues = () => {
     form.querySelectorAll(".live-errors").forEach((box) => { box.replaceChildren(); });
     form.querySelectorAll("[aria-invalid=true]").forEach((el) => el.removeAttribute("aria-invalid"));
+    form.querySelectorAll("textarea.cel[data-error-line]").forEach((el) => {
+      delete el.dataset.errorLine;
+      delete el.dataset.errorColumn;
+    });
     form.querySelectorAll("details.section").forEach((d) => d.classList.remove("has-errors"));
     form.querySelectorAll(".section-count").forEach((c) => { c.textContent = ""; });
     document.querySelectorAll("#live .issue[data-for]").forEach((item) => {
@@ -90,6 +94,12 @@
       if (level !== "warning") {
         const control = form.querySelector(`[name="${CSS.escape(target)}"]`);
         control?.setAttribute("aria-invalid", "true");
+        // cel-go reports <input>:line:column (column 1-based); the highlighter marks that spot.
+        const at = p.textContent.match(/<input>:(\d+):(\d+):/);
+        if (at && control?.matches("textarea.cel")) {
+          control.dataset.errorLine = at[1];
+          control.dataset.errorColumn = at[2];
+        }
         const section = box.closest("details.section");
         if (section) {
           section.classList.add("has-errors");
@@ -99,6 +109,7 @@
         }
       }
     });
+    document.dispatchEvent(new CustomEvent("cel:repaint"));
   };
 
   // --- autosave of unsaved state in this browser, restore offer, leave guard -------------------

@@ -103,3 +103,19 @@ def test_cel_completion_offers_fields_of_the_matched_resource(alice_page):
     _shot(page, "editor-completion")
     page.keyboard.press("Escape")
     expect(page.get_by_role("listbox", name="Completions")).to_be_hidden()
+
+
+def test_cel_fields_highlight_syntax_unmatched_brackets_and_the_error_position(alice_page):
+    page = alice_page
+    _new_vap(page, "highlight.example.com")
+    expression = _validation_expression(page)
+    expression.fill("(object.spec.replicas <= 5 && 'x' == y")
+    editor = expression.locator("xpath=ancestor::div[contains(@class,'cel-editor')]")
+    expect(editor.locator(".cel-root").first).to_have_text("object")
+    expect(editor.locator(".cel-string")).to_have_text("'x'")
+    expect(editor.locator(".cel-bracket-bad")).to_have_text("(")
+    expect(editor.locator(".cel-error")).to_have_count(1)
+    expression.fill("(object.spec.replicas <= 5)")
+    expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
+    expect(editor.locator(".cel-bracket-bad")).to_have_count(0)
+    expect(editor.locator(".cel-error")).to_have_count(0)
