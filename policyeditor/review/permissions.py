@@ -70,6 +70,13 @@ def can_review(user, draft: Draft) -> bool:
     return team_of(draft) is not None and _at_least(user, draft, Role.REVIEWER)
 
 
+def can_delete(user, draft: Draft) -> bool:
+    """Delete the draft: its owner, a team admin, or staff (only if they can see it)."""
+    if not can_view(user, draft):
+        return False
+    return bool(user.is_staff) or draft.owner_id == user.pk or _at_least(user, draft, Role.ADMIN)
+
+
 def can_manage(user, team: Team) -> bool:
     """Add and remove members, change the team's rules: team admins and staff."""
     return _authenticated(user) and (bool(user.is_staff) or has_role(user, team, Role.ADMIN))

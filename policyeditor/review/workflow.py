@@ -361,11 +361,10 @@ def waiting_reviews(user) -> QuerySet[Draft]:
 
 @transaction.atomic
 def delete_draft(user, draft: Draft) -> None:
-    """Delete a draft and its revisions; its owner or a team admin may. The audit log keeps it."""
-    from policyeditor.review.permissions import has_role, team_of
+    """Delete a draft and its revisions (see permissions.can_delete); the audit log keeps it."""
+    from policyeditor.review.permissions import can_delete
 
-    team = team_of(draft)
-    if not (draft.owner_id == user.pk or (team is not None and has_role(user, team, Role.ADMIN))):
-        raise NotAllowed("Only the draft's owner or a team admin can delete it.")
+    if not can_delete(user, draft):
+        raise NotAllowed("Only the draft's owner, a team admin or staff can delete it.")
     draft._deleted_by = user  # read by the pre_delete signal that records the deletion
     draft.delete()

@@ -99,3 +99,12 @@ def test_a_viewer_reaching_the_editor_save_path_is_refused_with_403(draft, carol
     with pytest.raises(PermissionDenied):
         get_editable_draft_for(carol, draft.pk)
     assert get_editable_draft_for(alice, draft.pk) == draft
+
+
+def test_owner_team_admin_and_staff_may_delete_but_not_a_reviewer(
+    draft, alice, bob, dave, make_user
+):
+    assert permissions.can_delete(alice, draft)  # owner
+    assert permissions.can_delete(dave, draft)  # team admin
+    assert permissions.can_delete(make_user("root", is_staff=True), draft)
+    assert not permissions.can_delete(bob, draft)
