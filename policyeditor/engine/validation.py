@@ -6,8 +6,11 @@ failed decode does, unknown fields are reported like strict field validation doe
 are applied (`defaulting`, skipped with default=False as the conformance vectors and the Go unit
 tests do); then validation.go's rules run (`validation_policy`, `validation_rules`) including
 CEL compilation of every expression in its own context (`validation_cel`). With `old`, update
-validation applies: immutable metadata, StoredExpressions for unchanged expressions, and match
-conditions skipped when neither paramKind nor matchConditions changed.
+validation applies: StoredExpressions for unchanged expressions, and match conditions skipped
+when neither paramKind nor matchConditions changed.
+
+Wording is the newest release's throughout (e.g. `must be a valid CEL identifier`, JSON-rendered
+list values, `spec.matchResources` spelled right), whatever the chosen version.
 
 Bad input never raises: every problem is a FieldError.
 """
@@ -50,6 +53,7 @@ __all__ = [
     "POLICY_KINDS",
     "apply_defaults",
     "bundle_warnings",
+    "status_message",
     "validate_document",
     "validate_documents",
     "warnings_for",
