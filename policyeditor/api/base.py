@@ -76,4 +76,5 @@ def looks_like_documents(data: Any) -> bool:
     """True when a body is Kubernetes documents themselves rather than a field mapping."""
     if not isinstance(data, ManifestBody) or not data:
         return False
-    return data.array or len(data) > 1 or "kind" in data[0] or "apiVersion" in data[0]
+    # Field mappings never have apiVersion; every Kubernetes object does.
+    return data.array or len(data) > 1 or "apiVersion" in data[0]

@@ -21,7 +21,7 @@ from policyeditor.api.serializers_drafts import (
     DraftSummarySerializer,
     DraftUpdateSerializer,
 )
-from policyeditor.editor.access import can_edit, get_draft_for
+from policyeditor.editor.access import get_draft_for, get_editable_draft_for
 from policyeditor.editor.models import Draft, Kind
 from policyeditor.editor.services import Conflict, DraftInputError, create_draft, save_draft
 from policyeditor.review.models import Role
@@ -64,12 +64,6 @@ def can_delete(user, draft: Draft) -> bool:
     if team is None:
         return draft.owner_id == user.pk
     return has_role(user, team, Role.ADMIN)
-
-
-def require_edit(user, draft: Draft) -> None:
-    """403 unless the user may save revisions of a draft they can see."""
-    if not can_edit(user, draft):
-        raise Problem(403, "You can read this draft but not edit it (authors and above can).")
 
 
 def body_fields(request: Request) -> dict:
@@ -229,8 +223,7 @@ class DraftDetailView(ApiView):
         return self.save(request, pk, DraftPatchSerializer)
 
     def save(self, request: Request, pk: int, serializer_class) -> Response:
-        draft = get_draft_for(request.user, pk)
-        require_edit(request.user, draft)
+        draft = get_editable_draft_for(request.user, pk)  # 404 unseen, 403 read-only
         serializer = serializer_class(data=body_fields(request))
         serializer.is_valid(raise_exception=True)
         attrs = serializer.validated_data

@@ -77,3 +77,58 @@ def bob_api(bob) -> ApiClient:
 def anonymous() -> ApiClient:
     """An API client without credentials."""
     return ApiClient(None)
+
+
+@pytest.fixture
+def carol(make_user):
+    """A viewer of team-a."""
+    return make_user("carol")
+
+
+@pytest.fixture
+def dave(make_user):
+    """The admin of team-a."""
+    return make_user("dave")
+
+
+@pytest.fixture
+def team(alice, bob, carol, dave):
+    """team-a: alice author, bob reviewer, carol viewer, dave admin."""
+    from policyeditor.review.models import Membership, Role, Team
+
+    team = Team.objects.create(name="team-a")
+    for user, role in [
+        (alice, Role.AUTHOR),
+        (bob, Role.REVIEWER),
+        (carol, Role.VIEWER),
+        (dave, Role.ADMIN),
+    ]:
+        Membership.objects.create(team=team, user=user, role=role)
+    return team
+
+
+def client_for(user) -> ApiClient:
+    """An API client with a fresh token of `user`."""
+    return ApiClient(ApiToken.issue(user, "tests")[1])
+
+
+@pytest.fixture
+def draft(alice):
+    """alice's personal draft of the example policy (revision 1)."""
+    from policyeditor.api.examples import POLICY
+    from policyeditor.editor.services import create_draft
+
+    return create_draft(alice, [POLICY], name="replica-limit")
+
+
+@pytest.fixture
+def team_draft(alice, team):
+    """alice's draft of the example policy in team-a."""
+    from policyeditor.api.examples import POLICY
+    from policyeditor.editor.services import create_draft
+    from policyeditor.review.workflow import assign_team
+
+    draft = create_draft(alice, [POLICY], name="team-limit")
+    assign_team(alice, draft, team)
+    draft.refresh_from_db()
+    return draft
