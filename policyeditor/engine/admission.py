@@ -315,12 +315,12 @@ def _respond(
     diff = text_diff(request.object, final_object) if final_object != request.object else ""
     fatal = [d for d in denials if d.get("fatal")]
     if fatal:
-        # A status error (namespace NotFound) is returned as is, not wrapped in Forbidden.
+        # A status error (namespace NotFound, internal decode error) is returned as is.
         return EvaluationResult(
             result="error",
             allowed=False,
-            status_code=404,
-            reason="NotFound",
+            status_code=int(fatal[0].get("code", 404)),
+            reason=str(fatal[0].get("reason") or "NotFound"),
             message=fatal[0]["message"],
             warnings=warnings,
             audit_annotations=annotations,

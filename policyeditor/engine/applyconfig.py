@@ -122,26 +122,29 @@ def check_typed(
 
 
 def atomic_paths(value: Any, schema: dict | None, path: str, version: str) -> list[str]:
-    """Paths in an apply configuration that set atomic lists, maps or structs (validatePatch)."""
+    """Paths in an apply configuration that set atomic lists, maps or structs (findAtomics).
+
+    As smd.go does, an atomic value is reported and still descended into, list elements are
+    named by index ("[0]"), and only declared struct fields are followed.
+    """
     if schema is None or value is None:
         return []
-    if path and schemas.is_atomic(schema):
-        return [path]
     found: list[str] = []
-    if (
-        isinstance(value, dict)
-        and schemas.is_object_schema(schema)
-        and not _preserves_unknown(schema)
-    ):
-        for key in sorted(value):
-            child = schemas.child_schema(schema, key, version)
-            found.extend(atomic_paths(value[key], child, f"{path}.{key}", version))
+    if isinstance(value, dict) and schemas.is_object_schema(schema):
+        if schemas.is_atomic(schema):
+            found.append(path)
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            for key in sorted(value):
+                if key in properties:
+                    child = schemas.child_schema(schema, key, version)
+                    found.extend(atomic_paths(value[key], child, f"{path}.{key}", version))
     elif isinstance(value, list) and schemas.is_array_schema(schema):
+        if schemas.is_atomic(schema):
+            found.append(path)
         element = schemas.items_schema(schema, version)
         for index, item in enumerate(value):
-            found.extend(
-                atomic_paths(item, element, path + _element_path(schema, item, index), version)
-            )
+            found.extend(atomic_paths(item, element, f"{path}[{index}]", version))
     return found
 
 

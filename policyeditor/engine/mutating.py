@@ -34,6 +34,7 @@ from policyeditor.engine.request import AdmissionRequest
 from policyeditor.engine.typedobject import DecodeError, strict_decode
 
 KIND = "MutatingAdmissionPolicy"
+INTERNAL_PREFIX = "Internal error occurred: "
 _PATCH_FIELDS = ("op", "path", "from", "value")
 
 
@@ -106,7 +107,9 @@ def apply_mutation(
         try:
             return strict_decode(patched, k8s_version=version), ""
         except DecodeError as exc:
-            return current, str(exc)
+            # json_patch.go wraps decode failures in NewInternalError: a status error that
+            # aborts the whole request whatever the failurePolicy.
+            return current, f"{INTERNAL_PREFIX}{exc}"
     try:
         return apply_configuration(current, value, k8s_version=version), ""
     except ApplyError as exc:
@@ -197,11 +200,14 @@ def run_invocation(
             variable_types=variables.types,
             mutating=True,
         )
+        if compiled.error.startswith("compilation error: "):
+            # The patchers return the compile errors themselves (errors.Join), unprefixed.
+            compiled = acel.Compiled(expression, error=compiled.error[len("compilation error: ") :])
         expected = _expected_type(patch_type)
         if compiled.ok and compiled.output_type not in (expected, "dyn"):
             compiled = acel.Compiled(
                 expression,
-                error=f"compilation error: must evaluate to {expected} but got {compiled.output_type}",
+                error=f"must evaluate to {expected} but got {compiled.output_type}",
             )
         # Each mutation gets a fresh activation (variables re-evaluated) and a 10M budget.
         activation = acel.Bindings(
@@ -224,6 +230,14 @@ def run_invocation(
             _patch_ops(value) if patch_type == "JSONPatch" and isinstance(value, list) else value
         )
         new, error = apply_mutation(patch_type, value, current, request.old_object, ctx.version)
+        if error.startswith(INTERNAL_PREFIX):
+            step.status, step.error = "error", error
+            outcome.errors.append(error)
+            outcome.result, outcome.message = "error", error
+            outcome.denials.append(
+                {"message": error, "reason": "InternalError", "fatal": True, "code": 500}
+            )
+            return current, outcome
         if error:
             step.status, step.error = "error", error
             outcome.errors.append(error)
@@ -353,38 +367,53 @@ def evaluate_mutations(
         )
         namespace_not_found(outcome, ctx.namespace_error)
         return ctx.request.object, [*records, outcome]
-    current = copy.deepcopy(ctx.request.object)
-    previous: set[tuple[str, str, str]] = set()
-    reinvoke: set[tuple[str, str, str]] = set()
-    dirty = False
-    outcomes: list[PolicyOutcome] = list(records)
+    state = _Dispatch(current=copy.deepcopy(ctx.request.object), outcomes=list(records))
+    try:
+        for inv in invocations:
+            state.run(inv, ctx, 1)
+        # dispatchInvocations ends a pass by promoting the rest of the previously invoked
+        # IfNeeded invocations when any patch went through (lastVersionedAttr.Dirty); the
+        # admission chain then runs one reinvocation pass.
+        if state.dirty:
+            state.reinvoke |= state.previous
+            state.previous = set()
+        if state.reinvoke:
+            for inv in invocations:
+                if inv.key in state.reinvoke:
+                    state.run(inv, ctx, 2)
+    except _Aborted:
+        pass
+    return state.current, state.outcomes
 
-    def run(inv: Invocation, pass_number: int) -> None:
-        nonlocal current, previous, reinvoke, dirty
-        before = current
-        current, outcome = run_invocation(inv, current, ctx, pass_number)
-        outcomes.append(outcome)
+
+class _Aborted(Exception):
+    """A status error stopped the mutating dispatch (the request fails as a whole)."""
+
+
+@dataclass
+class _Dispatch:
+    """The running state of mutating dispatch: object, records and reinvocation bookkeeping."""
+
+    current: dict | None
+    outcomes: list[PolicyOutcome]
+    previous: set[tuple[str, str, str]] = field(default_factory=set)
+    reinvoke: set[tuple[str, str, str]] = field(default_factory=set)
+    dirty: bool = False
+
+    def run(self, inv: Invocation, ctx: EvalContext, pass_number: int) -> None:
+        """Run one invocation and update the reinvocation sets as the dispatcher does."""
+        before = self.current
+        self.current, outcome = run_invocation(inv, self.current, ctx, pass_number)
+        self.outcomes.append(outcome)
+        if any(d.get("fatal") for d in outcome.denials):
+            raise _Aborted
         if not outcome.mutations:
             return  # stopped at its match conditions: not an invocation that counts
         if any(step.status in ("applied", "unchanged") for step in outcome.mutations):
-            dirty = True  # versionedAttr.Dirty: some patch went through, changed or not
-        if current != before:
+            self.dirty = True  # versionedAttr.Dirty: some patch went through, changed or not
+        if self.current != before:
             # A change asks every earlier IfNeeded invocation to run again.
-            reinvoke |= previous
-            previous = set()
+            self.reinvoke |= self.previous
+            self.previous = set()
         if inv.reinvocation == "IfNeeded":
-            previous.add(inv.key)
-
-    for inv in invocations:
-        run(inv, 1)
-    # dispatchInvocations ends a pass by promoting the rest of the previously invoked IfNeeded
-    # invocations when any patch was applied (lastVersionedAttr.Dirty); the admission chain then
-    # runs one reinvocation pass.
-    if dirty:
-        reinvoke |= previous
-        previous = set()
-    if reinvoke:
-        for inv in invocations:
-            if inv.key in reinvoke:
-                run(inv, 2)
-    return current, outcomes
+            self.previous.add(inv.key)

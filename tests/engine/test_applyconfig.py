@@ -88,7 +88,7 @@ def test_set_lists_union_by_value_in_merge_order():
         ({"spec": {"selector": {"matchLabels": {"a": "b"}}}}, ".spec.selector"),
         (
             {"spec": containers({"name": "a", "command": ["sh"]})},
-            '.spec.template.spec.containers[name="a"].command',
+            ".spec.template.spec.containers[0].command",
         ),
         ({"spec": {"template": {"spec": {"tolerations": []}}}}, ".spec.template.spec.tolerations"),
     ],
