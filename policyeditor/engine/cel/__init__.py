@@ -5,6 +5,9 @@ Public API (see KUBERNETES.md 11-13):
 - Program.evaluate(activation, *, budget=None, limit=PER_CALL_LIMIT) -> EvalResult
 - compile_variables(...) / VariableResolver for composited variables (lazy, memoised)
 - evaluate_expression(...) convenience for the CLI
+- type_check / type_check_warning: schema-aware warnings (status.typeChecking)
+
+Positions: CelIssue.line and .column are 1-based, exactly as cel-go prints them.
 """
 
 from __future__ import annotations
@@ -16,6 +19,12 @@ from .issues import CelIssue, format_issues
 from .model import CompileResult, Context, Declarations, EnvType, EvalResult
 from .program import Activation, Program, VariableResolver
 from .runtime_state import BUDGET_MESSAGE, COST_LIMIT_MESSAGE, CostBudget
+from .schema_check import type_check, type_check_warning
+
+try:  # the authorization contract types live with the authz library (cel-library)
+    from .library.authz import AuthorizationDecision, Authorizer
+except ImportError:  # pragma: no cover - only while the library is being built
+    AuthorizationDecision = Authorizer = None  # type: ignore[assignment,misc]
 
 __all__ = [
     "AUTHZ_CHECK_COST",
@@ -25,6 +34,8 @@ __all__ = [
     "PER_CALL_LIMIT",
     "RUNTIME_BUDGET",
     "Activation",
+    "AuthorizationDecision",
+    "Authorizer",
     "CelIssue",
     "CompileResult",
     "Context",
@@ -39,4 +50,6 @@ __all__ = [
     "compile_variables",
     "evaluate_expression",
     "format_issues",
+    "type_check",
+    "type_check_warning",
 ]

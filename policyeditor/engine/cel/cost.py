@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .ast_walk import children
@@ -25,6 +26,15 @@ _FREE_CALLS = frozenset({"__k8s_variable", "__k8s_cost", "@not_strictly_false"})
 _LOGIC = frozenset({"_&&_", "_||_"})
 
 
+@functools.cache
+def _library_costs() -> dict[str, int]:
+    try:
+        from .library import cost as library_cost
+    except Exception:  # noqa: BLE001 - the libraries are optional for the core
+        return {}
+    return dict(getattr(library_cost, "STATIC_COSTS", {}))
+
+
 def call_cost(function: str) -> int:
     """Runtime cost of one call of function (sizes unknown: cel-go's minimum)."""
     if function == "__k8s_variable":
@@ -33,7 +43,7 @@ def call_cost(function: str) -> int:
         return 0
     if function == "__k8s_object" or function == "__k8s_jsonpatch":
         return STRUCT_CREATE_COST
-    return _CALL_COSTS.get(function, 1)
+    return _CALL_COSTS.get(function) or _library_costs().get(function, 1)
 
 
 def node_cost(expr: Any) -> int:

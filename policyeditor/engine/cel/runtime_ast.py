@@ -97,6 +97,8 @@ def prepare(checked: Any) -> RuntimeAst:
     base = cost.fixed_cost(out.expr, minimum=True)
     if has_loops:
         next_id = _instrument_loops(out, next_id)
+    next_id, charged = _instrument_branches(out, next_id)
+    has_loops = has_loops or charged
     idents = frozenset(
         node.ident_expr.name
         for node in walk(out.expr)
@@ -126,6 +128,45 @@ def _wrap_go_zero_time(out: Any, node: Any, next_id: int) -> int:
     out.type_map[next_id].CopyFrom(arg_type)
     out.reference_map[next_id].overload_id.append(f"{GO_ZERO_TIME_FN}_timestamp")
     return next_id + 1
+
+
+# Operands of && / || dearer than this charge their cost when (and only when) they run; cheaper
+# ones are left out of the count, which keeps the common case free of helper calls.
+BRANCH_CHARGE_THRESHOLD = 100
+
+
+def _charge_wrap(out: Any, expr: Any, amount: int, next_id: int) -> int:
+    """Replace bool expr by __k8s_cost(amount, expr) in place."""
+    inner = ast_pb.Expr()
+    inner.CopyFrom(expr)
+    expr.Clear()
+    expr.id = next_id
+    expr.call_expr.function = COST_FN
+    constant = expr.call_expr.args.add()
+    constant.id = next_id + 1
+    constant.const_expr.int64_value = amount
+    expr.call_expr.args.add().CopyFrom(inner)
+    out.type_map[next_id].primitive = 1  # BOOL
+    out.type_map[next_id + 1].primitive = 2  # INT64
+    out.reference_map[next_id].overload_id.append(f"{COST_FN}_int_bool")
+    return next_id + 2
+
+
+def _instrument_branches(out: Any, next_id: int) -> tuple[int, bool]:
+    """Charge expensive right-hand operands of && and || when they are evaluated."""
+    charged = False
+    for node in list(walk(out.expr)):
+        if node.WhichOneof("expr_kind") != "call_expr" or node.call_expr.function not in (
+            "_&&_",
+            "_||_",
+        ):
+            continue
+        for operand in list(node.call_expr.args)[1:]:
+            amount = cost.fixed_cost(operand, minimum=False)
+            if amount >= BRANCH_CHARGE_THRESHOLD:
+                next_id = _charge_wrap(out, operand, amount, next_id)
+                charged = True
+    return next_id, charged
 
 
 def _instrument_loops(out: Any, next_id: int) -> int:

@@ -72,3 +72,30 @@ def test_estimates_are_reported_and_unbounded_loops_estimate_high():
     big = cel.compile_expression("object.items.all(x, x > 0)", version="1.37")
     assert small.estimated_cost is not None and small.estimated_cost < 100
     assert big.estimated_cost is not None and big.estimated_cost > cel.PER_CALL_LIMIT
+
+
+def test_at_most_two_authorization_checks_fit_in_one_expression():
+    from policyeditor.engine.cel.library import authz
+
+    allow = authz.mock_authorizer(
+        {"$mock": "fixed", "decision": "Allow", "reason": "", "error": None}
+    )
+    checks = [f"authorizer.path('/{p}').check('get').allowed()" for p in "abc"]
+    two = program(" && ".join(checks[:2])).evaluate(cel.Activation(authorizer=allow))
+    assert two.value is True
+    assert 2 * cel.AUTHZ_CHECK_COST <= two.cost < cel.PER_CALL_LIMIT
+    three = program(" && ".join(checks)).evaluate(cel.Activation(authorizer=allow))
+    assert three.error is not None and three.error.message == cel.COST_LIMIT_MESSAGE
+
+
+def test_an_expensive_branch_that_does_not_run_costs_nothing():
+    from policyeditor.engine.cel.library import authz
+
+    allow = authz.mock_authorizer(
+        {"$mock": "fixed", "decision": "Allow", "reason": "", "error": None}
+    )
+    expr = "object.skip || authorizer.path('/a').check('get').allowed()"
+    skipped = program(expr).evaluate(cel.Activation(object={"skip": True}, authorizer=allow))
+    run = program(expr).evaluate(cel.Activation(object={"skip": False}, authorizer=allow))
+    assert skipped.value is True and run.value is True
+    assert skipped.cost < 10 <= cel.AUTHZ_CHECK_COST <= run.cost
