@@ -223,8 +223,13 @@ def run_invocation(
         ok, value, cost = evaluator.run(compiled)
         step.cost = cost
         if not ok:
-            step.status, step.error = "error", str(value)
-            outcome.errors.append(str(value))
+            text = str(value)
+            marker = "resulted in error: type mismatch: "
+            if marker in text:
+                # The patchers check Object type names after evaluation and report them bare.
+                text = "type mismatch: " + text.split(marker, 1)[1]
+            step.status, step.error = "error", text
+            outcome.errors.append(text)
             continue
         step.patch = (
             _patch_ops(value) if patch_type == "JSONPatch" and isinstance(value, list) else value

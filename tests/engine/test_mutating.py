@@ -283,3 +283,12 @@ def test_mutation_compile_errors_are_reported_without_the_runtime_prefix():
     assert result.message.startswith(
         'policy "mutate" denied request: compilation failed: ERROR: <input>:1:'
     )
+
+
+def test_object_type_names_must_follow_the_field_path():
+    mutation = apply_config('Object{metadata: Object.metadatax{labels: {"a": "b"}}}')
+    result = run([map_policy(mutations=[mutation])], configmap())
+    assert result.message == (
+        'policy "mutate" denied request: type mismatch: unexpected type name "Object.metadatax", '
+        'expected "Object.metadata", which matches field name path from root Object type'
+    )
