@@ -21,7 +21,20 @@ class _Dumper(yaml.SafeDumper):
 
     def ignore_aliases(self, data: Any) -> bool:
         """Never emit anchors: kubectl-ready output spells everything out."""
-        return True  # kubectl-ready output never uses anchors
+        return True
+
+
+def _go_reads_as_number(value: str) -> bool:
+    """Whether go-yaml (kubectl) would read this plain scalar as a number ("1e3", "0o17", "+inf")."""
+    if not value or value[0] not in "-+.0123456789":
+        return False
+    for parse in (lambda text: int(text, 0), float):
+        try:
+            parse(value)
+        except ValueError:
+            continue
+        return True
+    return False
 
 
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
@@ -30,7 +43,7 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
         return dumper.represent_scalar(_STR, value, style='"')
     if "\n" in value:
         return dumper.represent_scalar(_STR, value, style="|")
-    if value in _GO_BOOLS:
+    if value in _GO_BOOLS or _go_reads_as_number(value):
         return dumper.represent_scalar(_STR, value, style='"')
     return dumper.represent_scalar(_STR, value)
 
