@@ -57,7 +57,9 @@ def activity(request: HttpRequest) -> HttpResponse:
     action = request.GET.get("action", "")
     if action not in Action.values:
         action = ""
-    events = audit.events_for(request.user, team=team, draft_id=draft_id, action=action)
+    events = audit.events_for(
+        request.user, team=team, draft_id=draft_id, action=action
+    ).select_related("draft")
     page = Paginator(events, 50).get_page(request.GET.get("page"))
     context = {
         "page": page,
