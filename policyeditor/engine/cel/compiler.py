@@ -56,13 +56,20 @@ def compile_expression(
         return CompileResult(
             errors=[CelIssue(f"expression must be a string, not {type(expression).__name__}")]
         )
-    key = (canonical, Context(context), EnvType(env_type), declarations, expression)
+    try:
+        key = (canonical, Context(context), EnvType(env_type), declarations, expression)
+        hash(key)
+    except (TypeError, ValueError) as exc:
+        return CompileResult(errors=[CelIssue(f"invalid compile options: {exc}")])
     with _CACHE_LOCK:
         cached = _CACHE.get(key)
         if cached is not None:
             _CACHE.move_to_end(key)
             return cached
-    result = _compile(expression, canonical, Context(context), declarations, EnvType(env_type))
+    try:
+        result = _compile(expression, canonical, Context(context), declarations, EnvType(env_type))
+    except Exception as exc:  # noqa: BLE001 - a bug here must read as an error, not a crash
+        result = CompileResult(errors=[CelIssue(f"internal error while compiling: {exc}")])
     with _CACHE_LOCK:
         _CACHE[key] = result
         if len(_CACHE) > _CACHE_SIZE:

@@ -187,14 +187,14 @@ class Program:
         if activation.variables is not None and activation.variables.activation is None:
             activation.variables.activation = activation
         state = EvalState(limit=limit, budget=budget, resolver=activation.variables)
-        if self.runtime.needs_state:
-            token = runtime_state.CURRENT.set(state)
-            try:
-                ok, value = self.run(activation, state)
-            finally:
-                runtime_state.CURRENT.reset(token)
-        else:
+        token = runtime_state.CURRENT.set(state) if self.runtime.needs_state else None
+        try:
             ok, value = self.run(activation, state)
+        except Exception as exc:  # noqa: BLE001 - never let an engine or library bug escape
+            ok, value = False, f"internal error while evaluating: {exc}"
+        finally:
+            if token is not None:
+                runtime_state.CURRENT.reset(token)
         if budget is not None:
             budget.charge(state.cost)
         if not ok:
