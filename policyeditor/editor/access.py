@@ -1,17 +1,37 @@
-"""Who may see which draft: every view and API endpoint fetches drafts through here."""
+"""Who may see and save which draft: every view and API endpoint fetches drafts through here.
+
+Without teams a draft is its owner's (staff see everything). When the review app is installed
+its team rules decide instead (team members see a team's drafts, authors and above save them);
+it is imported lazily because the review app builds on this one, not the other way round.
+"""
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from django.http import Http404
 
 from policyeditor.editor.models import Draft
 
 
-def get_draft_for(user, pk) -> Draft:
-    """The draft `pk` if `user` may see it (owner, team member or staff), else Http404 (no leak)."""
-    # Team membership decides for team drafts; drafts without a team keep the owner rule.
-    from policyeditor.review.permissions import visible_drafts
+def _review_permissions():
+    """The review app's permission module, or None when it is not installed."""
+    try:
+        from policyeditor.review import permissions
+    except ImportError:
+        return None
+    return permissions
 
+
+def visible_drafts(user) -> QuerySet[Draft]:
+    """Every draft `user` may see."""
+    permissions = _review_permissions()
+    if permissions is not None:
+        return permissions.visible_drafts(user)
+    return Draft.objects.visible_to(user)
+
+
+def get_draft_for(user, pk) -> Draft:
+    """The draft `pk` if `user` may see it, else Http404 (never 403: no leak of existence)."""
     try:
         return visible_drafts(user).select_related("owner").get(pk=int(pk))
     except (Draft.DoesNotExist, ValueError, TypeError, OverflowError) as exc:
@@ -19,10 +39,12 @@ def get_draft_for(user, pk) -> Draft:
 
 
 def can_edit(user, draft: Draft) -> bool:
-    """Whether `user` may save revisions of a draft they can see (authors and above in its team)."""
-    from policyeditor.review.permissions import can_edit as review_can_edit
-
-    return review_can_edit(user, draft)
+    """Whether `user` may save new revisions of a draft they can see."""
+    permissions = _review_permissions()
+    if permissions is not None:
+        # Authors and above in the draft's team (the owner of a personal draft).
+        return permissions.can_edit(user, draft)
+    return draft.owner_id == user.pk
 
 
 def get_editable_draft_for(user, pk) -> Draft:

@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from policyeditor.editor.access import visible_drafts
 from policyeditor.editor.forms import SORTS, DraftFilterForm, ImportForm, NewDraftForm
 from policyeditor.editor.models import Draft
 from policyeditor.editor.services import DraftInputError, create_draft
@@ -19,7 +20,8 @@ PAGE_SIZE = 20
 def draft_list(request: HttpRequest) -> HttpResponse:
     """The drafts the user may see, searchable, filterable, sortable, paginated."""
     form = DraftFilterForm(request.GET or None)
-    drafts = Draft.objects.visible_to(request.user).select_related("owner")
+    drafts = Draft.objects.filter(pk__in=visible_drafts(request.user).values("pk"))
+    drafts = drafts.select_related("owner")
     filters = form.cleaned_data if form.is_valid() else {}
     drafts = drafts.search(filters.get("q", ""))
     if filters.get("kind"):

@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from policyeditor.editor import live
-from policyeditor.editor.access import get_draft_for
+from policyeditor.editor.access import can_edit, get_draft_for
 from policyeditor.editor.completion import matched_gvk
 from policyeditor.editor.formdata import (
     ParsedForm,
@@ -84,6 +84,7 @@ def draft_edit(request: HttpRequest, pk: int) -> HttpResponse:
     """The editor page for one draft."""
     draft = get_draft_for(request.user, pk)
     context = _page_context(draft, draft.documents, draft.kubernetes_version)
+    context["can_edit"] = can_edit(request.user, draft)
     return render(request, "editor/draft_edit.html", context)
 
 
@@ -176,6 +177,11 @@ def draft_save(request: HttpRequest, pk: int) -> HttpResponse:
     parsed = parse_post(request.POST)
     version = _version(request, draft)
     context = {"draft": draft, "conflict": None, "problem": "", "saved": False}
+    if not can_edit(request.user, draft):
+        context["problem"] = "Not saved: your role on this draft lets you view it, not save it."
+        return render(
+            request, "editor/save_status.html", context, status=200 if request.htmx else 403
+        )
     try:
         expected = int(request.POST.get("expected_revision", ""))
     except ValueError:
@@ -202,7 +208,7 @@ def draft_save(request: HttpRequest, pk: int) -> HttpResponse:
         if context["saved"]:
             return redirect(draft)
         page = _page_context(draft, parsed.documents, version)
-        page.update(context)
+        page.update(context, can_edit=True)
         return render(request, "editor/draft_edit.html", page, status=status)
     response = render(request, "editor/save_status.html", context, status=status)
     if context["saved"]:
