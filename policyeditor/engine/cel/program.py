@@ -102,6 +102,9 @@ class VariableResolver:
         return value
 
 
+_ERROR = cel.Type.ERROR
+
+
 class Program:
     """A compiled expression ready to evaluate (cheap to call many times)."""
 
@@ -144,9 +147,11 @@ class Program:
                 activation.authorizer, activation.request
             )
         data = activation.data(names, authorizer_value, request_resource)
+        is_error = False
         try:
             value = self._expression.eval(data=data)
-            retry = value.type() == cel.Type.ERROR and "out of range for" in str(value.value())
+            is_error = value.type() == _ERROR
+            retry = is_error and "out of range for" in str(value.value())
         except Exception:  # noqa: BLE001 - conversion failures of odd input: retry sanitized
             retry = True
         if retry:
@@ -155,13 +160,14 @@ class Program:
             data = {k: sanitize_input(v) for k, v in data.items()}
             try:
                 value = self._expression.eval(data=data)
+                is_error = value.type() == _ERROR
             except Exception as exc:  # noqa: BLE001 - unconvertible input is a runtime error
                 if "Iteration budget exceeded" in str(exc):
                     return False, ENGINE_ITERATION_MESSAGE
                 return False, f"invalid input: {exc}"
         if state.exceeded:
             return False, state.exceeded
-        if value.type() == cel.Type.ERROR:
+        if is_error:
             # cel-expr-python also labels values it cannot name (optionals) ERROR.
             try:
                 return False, _translate(str(value.value()))
