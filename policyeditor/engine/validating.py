@@ -8,8 +8,6 @@ audit entry. Configuration errors (matching, params) bypass the actions: Fail de
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from typing import Any
 
 from policyeditor.engine import admission_cel as acel
@@ -25,33 +23,35 @@ from policyeditor.engine.policy_common import (
     spec_of,
 )
 from policyeditor.engine.request import AdmissionRequest
+from policyeditor.engine.validating_actions import (
+    KIND,
+    VALIDATION_FAILURE_KEY,
+    Decision,
+    apply_actions,
+    audit_annotations,
+    config_error,
+    deny_text,
+    truncate,
+)
 
-KIND = "ValidatingAdmissionPolicy"
+# Part of this module's interface (admission.py and the CLI read them from here).
+__all__ = [
+    "KIND",
+    "VALIDATION_FAILURE_KEY",
+    "EvalContext",
+    "audit_annotations",
+    "deny_text",
+    "evaluate_policy",
+    "run_match_conditions",
+    "validate",
+]
+
 MAX_MESSAGE_BYTES = 5 * 1024
 MAX_AUDIT_VALUE_BYTES = 10 * 1024
-VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
-
-
-@dataclass
-class _Decision:
-    """One PolicyDecision: action deny/admit, evaluation admit/deny/error, message, reason."""
-
-    action: str
-    evaluation: str
-    message: str = ""
-    reason: str = ""
-    index: int = 0
 
 
 def _action_for(failure_policy: str) -> str:
     return "admit" if failure_policy == "Ignore" else "deny"
-
-
-def deny_text(policy: str, binding: str | None, message: str) -> str:
-    """The text of a VAP denial as the dispatcher formats it."""
-    if binding:
-        return f"{KIND} '{policy}' with binding '{binding}' denied request: {message}"
-    return f"{KIND} '{policy}' denied request: {message}"
 
 
 def _pick_message(validation: dict, message_value: Any, message_ok: bool) -> str:
@@ -71,7 +71,7 @@ def validate(
     bindings: acel.Bindings,
     version: str,
     outcome: PolicyOutcome,
-) -> tuple[list[_Decision], list[tuple[str, str, str]]]:
+) -> tuple[list[Decision], list[tuple[str, str, str]]]:
     """Validator.Validate after match conditions: decisions and audit annotation results.
 
     Audit annotation results are (key, action publish|exclude|error, value or error text).
@@ -112,7 +112,7 @@ def validate(
         if not ok and value == acel.BUDGET_MESSAGE:
             step.status, step.error = "error", value
             record_variables(outcome, variables, [first])
-            return [_Decision(_action_for(failure_policy), "error", acel.BUDGET_MESSAGE)], []
+            return [Decision(_action_for(failure_policy), "error", acel.BUDGET_MESSAGE)], []
         results.append((ok, value))
 
     # Pass 2: every messageExpression (eagerly), with what is left of the budget.
@@ -137,16 +137,16 @@ def validate(
                 break
         message_results.append((ok, value))
 
-    decisions: list[_Decision] = []
+    decisions: list[Decision] = []
     for index, validation in enumerate(validations):
         step = outcome.validations[index]
         ok, value = results[index]
         if not ok:
-            decision = _Decision(_action_for(failure_policy), "error", str(value), index=index)
+            decision = Decision(_action_for(failure_policy), "error", str(value), index=index)
             step.status, step.error = "error", str(value)
         elif message_pass_error:
             # The whole messageExpression pass failed: even passing validations become errors.
-            decision = _Decision(
+            decision = Decision(
                 _action_for(failure_policy),
                 "error",
                 f"failed messageExpression: {message_pass_error}",
@@ -157,7 +157,7 @@ def validate(
             message_result = message_results[index] if index < len(message_results) else None
             m_ok, m_value = message_result if message_result else (False, None)
             reason = str(validation.get("reason") or "Invalid")
-            decision = _Decision(
+            decision = Decision(
                 "deny", "deny", _pick_message(validation, m_value, m_ok), reason, index
             )
             step.status, step.value, step.message, step.reason = (
@@ -167,7 +167,7 @@ def validate(
                 reason,
             )
         else:
-            decision = _Decision("admit", "admit", index=index)
+            decision = Decision("admit", "admit", index=index)
             step.status, step.value = "pass", True
         decisions.append(decision)
 
@@ -186,7 +186,7 @@ def validate(
             if value == acel.BUDGET_MESSAGE:
                 step.status, step.error = "error", value
                 record_variables(outcome, variables, [first, second, third])
-                return [_Decision(_action_for(failure_policy), "error", value)], []
+                return [Decision(_action_for(failure_policy), "error", value)], []
             step.status, step.error = "error", str(value)
             audits.append((key, "error", str(value)))
         elif value is None:
@@ -200,7 +200,7 @@ def validate(
                 audits.append((key, "exclude", ""))
             else:
                 step.status = "ok"
-                audits.append((key, "publish", _truncate(text, MAX_AUDIT_VALUE_BYTES)))
+                audits.append((key, "publish", truncate(text, MAX_AUDIT_VALUE_BYTES)))
         else:
             message = (
                 f"valueExpression '{expression}' resulted in unsupported return type: "
@@ -210,82 +210,6 @@ def validate(
             audits.append((key, "error", message))
     record_variables(outcome, variables, [first, second, third])
     return decisions, audits
-
-
-def _truncate(text: str, limit: int) -> str:
-    data = text.encode()
-    if len(data) <= limit:
-        return text
-    return data[:limit].decode(errors="ignore")
-
-
-def _config_error(outcome: PolicyOutcome, message: str, *, binding_level: bool) -> None:
-    """A configuration error: denies under Fail (no validationActions), dropped under Ignore."""
-    prefix = "failed to configure binding" if binding_level else "failed to configure policy"
-    text = f"{prefix}: {message}"
-    outcome.errors.append(text)
-    if outcome.failure_policy == "Ignore":
-        outcome.result = "error"
-        outcome.reason = f"configuration error ignored (failurePolicy Ignore): {message}"
-        return
-    outcome.result = "error"
-    full = deny_text(outcome.policy, outcome.binding if binding_level else None, text)
-    outcome.denials.append({"message": full, "reason": "Invalid"})
-    outcome.message = full
-
-
-def _apply_actions(outcome: PolicyOutcome, decisions: list[_Decision], audits: list) -> None:
-    """Fan Deny decisions out to the binding's validationActions; publish audit annotations."""
-    had_error = any(d.evaluation == "error" for d in decisions)
-    results: list[str] = []
-    for decision in decisions:
-        if decision.action != "deny":
-            continue
-        for action in outcome.actions:
-            if action == "Deny":
-                full = deny_text(outcome.policy, outcome.binding, decision.message)
-                outcome.denials.append({"message": full, "reason": decision.reason or "Invalid"})
-                if not outcome.message:
-                    outcome.message = full
-                results.append("deny")
-            elif action == "Warn":
-                outcome.warnings.append(
-                    f"Validation failed for {KIND} '{outcome.policy}' with binding "
-                    f"'{outcome.binding or outcome.policy}': {decision.message}"
-                )
-                results.append("warn")
-            elif action == "Audit":
-                outcome.audit_failures.append(
-                    {
-                        "message": decision.message,
-                        "policy": outcome.policy,
-                        "binding": outcome.binding or "",
-                        "expressionIndex": decision.index,
-                        "validationActions": list(outcome.actions),
-                    }
-                )
-                results.append("audit")
-    for key, action, value in audits:
-        if action == "publish":
-            outcome.annotations[f"{outcome.policy}/{key}"] = value
-        elif action == "error":
-            had_error = True
-            outcome.errors.append(value)
-            if outcome.failure_policy != "Ignore":
-                full = deny_text(outcome.policy, outcome.binding, value)
-                outcome.denials.append({"message": full, "reason": "Invalid"})
-                if not outcome.message:
-                    outcome.message = full
-                results.append("deny")
-    for decision in decisions:
-        if decision.evaluation == "error":
-            outcome.errors.append(decision.message)
-    if had_error:
-        outcome.result = "error"
-    elif results:
-        outcome.result = min(results, key=["deny", "warn", "audit"].index)
-    else:
-        outcome.result = "allow"
 
 
 def evaluate_policy(
@@ -311,7 +235,7 @@ def evaluate_policy(
         matched = match_policy(policy, ctx.request, ctx.namespaces, k8s_version=ctx.version)
         if matched.error:
             base.matched = True
-            _config_error(base, matched.error, binding_level=False)
+            config_error(base, matched.error, binding_level=False)
             return [base]
         if not matched.matched:
             base.reason = matched.reason
@@ -356,7 +280,7 @@ def _evaluate_binding(
         bound = match_binding(binding, ctx.request, ctx.namespaces, k8s_version=ctx.version)
         if bound.error:
             outcome = fresh()
-            _config_error(outcome, bound.error, binding_level=True)
+            config_error(outcome, bound.error, binding_level=True)
             return [outcome]
         if not bound.matched:
             outcome = fresh()
@@ -368,7 +292,7 @@ def _evaluate_binding(
     )
     if selection.error:
         outcome = fresh()
-        _config_error(outcome, selection.error, binding_level=True)
+        config_error(outcome, selection.error, binding_level=True)
         return [outcome]
     if ctx.namespace_error:
         outcome = fresh()
@@ -401,25 +325,8 @@ def _evaluate_binding(
             outcome.reason = why
             continue
         if state == "error":
-            _apply_actions(outcome, [_Decision(_action_for(base.failure_policy), "error", why)], [])
+            apply_actions(outcome, [Decision(_action_for(base.failure_policy), "error", why)], [])
             continue
         decisions, audits = validate(policy, bindings, ctx.version, outcome)
-        _apply_actions(outcome, decisions, audits)
+        apply_actions(outcome, decisions, audits)
     return outcomes
-
-
-def audit_annotations(outcomes: list[PolicyOutcome]) -> dict[str, str]:
-    """The request's audit annotations: per-policy keys (values de-duplicated, joined with ", ")
-    and the validation_failure JSON array (at most 50 entries)."""
-    collected: dict[str, list[str]] = {}
-    failures: list[dict] = []
-    for outcome in outcomes:
-        for key, value in outcome.annotations.items():
-            values = collected.setdefault(key, [])
-            if value not in values:
-                values.append(value)
-        failures.extend(outcome.audit_failures)
-    result = {key: ", ".join(values) for key, values in collected.items()}
-    if failures:
-        result[VALIDATION_FAILURE_KEY] = json.dumps(failures[:50], separators=(",", ":"))
-    return result

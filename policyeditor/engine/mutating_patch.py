@@ -1,0 +1,69 @@
+"""Applying one MAP mutation's value to the object: JSON Patch + strict decoding, or apply merge."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+import yaml
+
+from policyeditor.engine.applyconfig import ApplyError, apply_configuration
+from policyeditor.engine.jsonpatch import JSONPatchError, PatchTestFailed, apply_patch
+from policyeditor.engine.typedobject import DecodeError, strict_decode
+
+INTERNAL_PREFIX = "Internal error occurred: "
+_PATCH_FIELDS = ("op", "path", "from", "value")
+
+
+def text_diff(before: Any, after: Any, *, label: str = "object") -> str:
+    """A unified diff of two objects as YAML ("" when equal)."""
+    if before == after:
+        return ""
+    old = yaml.safe_dump(before, sort_keys=False, default_flow_style=False).splitlines(
+        keepends=True
+    )
+    new = yaml.safe_dump(after, sort_keys=False, default_flow_style=False).splitlines(keepends=True)
+    return "".join(
+        difflib.unified_diff(old, new, fromfile=f"{label} (before)", tofile=f"{label} (after)")
+    )
+
+
+def patch_ops(value: Any) -> list[dict]:
+    """The JSONPatch list an expression returned, as plain operation dicts."""
+    if not isinstance(value, list):
+        raise JSONPatchError(f"expected a list of JSONPatch, got {type(value).__name__}")
+    ops = []
+    for item in value:
+        if isinstance(item, dict):
+            op = {k: item[k] for k in _PATCH_FIELDS if k in item}
+        else:
+            op = {k: getattr(item, k) for k in _PATCH_FIELDS if hasattr(item, k)}
+        # JSONPatch{} leaves unset strings empty; the API server only sends `from` when set.
+        if op.get("from") in ("", None):
+            op.pop("from", None)
+        ops.append(op)
+    return ops
+
+
+def apply_mutation(
+    kind: str, value: Any, current: dict, old_object: Any, version: str
+) -> tuple[dict, str]:
+    """Apply one mutation's evaluated value to the current object: (new object, error text)."""
+    if kind == "JSONPatch":
+        try:
+            ops = patch_ops(value)
+            patched = apply_patch(current, ops)
+        except PatchTestFailed:
+            return current, ""
+        except JSONPatchError as exc:
+            return current, f"JSON Patch: {exc}"
+        try:
+            return strict_decode(patched, k8s_version=version), ""
+        except DecodeError as exc:
+            # json_patch.go wraps decode failures in NewInternalError: a status error that
+            # aborts the whole request whatever the failurePolicy.
+            return current, f"{INTERNAL_PREFIX}{exc}"
+    try:
+        return apply_configuration(current, value, k8s_version=version), ""
+    except ApplyError as exc:
+        return current, str(exc)
