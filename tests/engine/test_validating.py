@@ -568,3 +568,104 @@ def test_a_message_expression_budget_failure_turns_every_decision_into_an_error(
         "failed messageExpression: validation failed due to running out of cost budget"
         in result.message
     )
+
+
+@pytest.mark.parametrize(
+    ("reason", "code"),
+    [("Forbidden", 403), ("Invalid", 422), ("RequestEntityTooLarge", 413), ("Unauthorized", 401)],
+)
+def test_the_validation_reason_sets_the_http_code(reason, code):
+    validations = [{"expression": "false", "reason": reason}]
+    result = run([vap(validations=validations)], deployment(1))
+    assert (result.status_code, result.reason) == (code, reason)
+
+
+def test_an_equivalent_match_reports_the_matched_kind_to_cel():
+    rules = {
+        "resourceRules": [
+            {
+                "apiGroups": ["extensions"],
+                "apiVersions": ["v1beta1"],
+                "operations": ["CREATE"],
+                "resources": ["deployments"],
+            }
+        ]
+    }
+    validations = [
+        {
+            "expression": "request.kind.group == 'extensions' && request.requestKind.group == 'apps'"
+            " && request.resource.version == 'v1beta1'"
+        }
+    ]
+    result = run([vap(validations=validations, matchConstraints=rules)], deployment(1))
+    assert result.allowed and result.result == "allow"
+    assert result.policies[0].matched_resource["group"] == "extensions"
+    exact = dict(rules, matchPolicy="Exact")
+    assert (
+        run([vap(validations=validations, matchConstraints=exact)], deployment(1)).result == "skip"
+    )
+
+
+def test_param_ref_namespace_overrides_the_request_namespace():
+    policy = vap(
+        paramKind={"apiVersion": "v1", "kind": "ConfigMap"},
+        validations=[{"expression": "object.spec.replicas <= int(params.data.max)"}],
+    )
+    bound = binding(
+        paramRef={"name": "limits", "namespace": "policy", "parameterNotFoundAction": "Deny"}
+    )
+    params = [configmap("limits", namespace="policy", max="2"), configmap("limits", max="9")]
+    result = run([policy, bound], deployment(5), resources=params)
+    assert result.policies[0].param == "policy/limits"
+    assert result.result == "deny"
+
+
+def test_a_namespaced_param_kind_cannot_serve_a_cluster_scoped_request():
+    rules = {
+        "resourceRules": [
+            {
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "operations": ["CREATE"],
+                "resources": ["nodes"],
+            }
+        ]
+    }
+    policy = vap(
+        matchConstraints=rules,
+        paramKind={"apiVersion": "v1", "kind": "ConfigMap"},
+        validations=[{"expression": "true"}],
+    )
+    bound = binding(paramRef={"name": "x", "parameterNotFoundAction": "Deny"})
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
+    result = run([policy, bound], node)
+    assert result.message.endswith(
+        "failed to configure binding: cannot use namespaced paramRef in policy binding that "
+        "matches cluster-scoped resources"
+    )
+
+
+def test_several_bindings_each_apply_their_actions():
+    docs = [
+        vap(validations=MAX5),
+        binding("warn-me", actions=["Warn"]),
+        binding("audit-me", actions=["Audit"]),
+    ]
+    result = run(docs, deployment(6))
+    assert result.allowed
+    assert [p.binding for p in result.policies] == ["warn-me", "audit-me"]
+    assert len(result.warnings) == 1
+    assert "validation.policy.admission.k8s.io/validation_failure" in result.audit_annotations
+
+
+def test_policy_and_binding_filters_select_what_is_evaluated():
+    docs = [
+        vap("a", validations=MAX5),
+        vap("b", validations=[{"expression": "false"}]),
+        binding("bb", policy="b"),
+    ]
+    assert run(docs, deployment(1), policy="a").allowed
+    only_b = run(docs, deployment(1), binding="bb")
+    assert [p.policy for p in only_b.policies] == ["b"] and not only_b.allowed
+    missing = run(docs, deployment(1), policy="zzz")
+    assert "policy 'zzz' not found" in missing.errors
