@@ -21,11 +21,11 @@ from policyeditor.api.serializers_drafts import (
     DraftSummarySerializer,
     DraftUpdateSerializer,
 )
-from policyeditor.editor.access import get_draft_for, get_editable_draft_for
+from policyeditor.editor.access import get_draft_for, get_editable_draft_for, visible_drafts
 from policyeditor.editor.models import Draft, Kind
 from policyeditor.editor.services import Conflict, DraftInputError, create_draft, save_draft
 from policyeditor.review.models import Role
-from policyeditor.review.permissions import has_role, team_of, visible_drafts
+from policyeditor.review.permissions import has_role, team_of
 
 WRITE_ERRORS = {
     400: problem("The documents or fields are not valid; detail says why."),
