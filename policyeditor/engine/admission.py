@@ -129,13 +129,18 @@ def _namespace_for_cel(
         and o.get("kind") == "Namespace"
         and o.get("apiVersion", "v1") == "v1"
     ]
-    source = NamespaceSource(namespace_object=namespace_object, resources=resources)
     kind = request.kind
     is_namespace = (
         kind.get("kind") == "Namespace"
         and kind.get("group", "") == ""
         and kind.get("version") == "v1"
     )
+    if is_namespace or request.resource.get("resource") == "namespaces":
+        # A request about a namespace: the namespace exists (the lister has it) as the stored
+        # object, which selectors read on DELETE and on subresource requests.
+        stored = [o for o in (request.old_object, request.object) if isinstance(o, dict)]
+        resources = [*resources, *stored[:1]]
+    source = NamespaceSource(namespace_object=namespace_object, resources=resources)
     if not request.namespace or is_namespace:
         return None, source, ""
     found = source.find(request.namespace)

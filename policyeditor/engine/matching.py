@@ -67,10 +67,13 @@ class NamespaceSource:
     resources: list[dict] = field(default_factory=list)
 
     def find(self, name: str) -> dict | None:
-        """The Namespace object called `name`, or None."""
-        ns = self.namespace_object
-        if isinstance(ns, dict) and _name_of(ns) == name:
-            return ns
+        """The Namespace object called `name`, or None.
+
+        An explicitly given namespace object is the request's namespace whatever its name (the
+        caller said so); otherwise the cluster objects are searched by name.
+        """
+        if isinstance(self.namespace_object, dict):
+            return self.namespace_object
         for obj in self.resources:
             if (
                 isinstance(obj, dict)
@@ -79,9 +82,6 @@ class NamespaceSource:
                 and _name_of(obj) == name
             ):
                 return obj
-        if isinstance(ns, dict) and not _name_of(ns):
-            # A namespace object without a name is taken as the request's namespace.
-            return ns
         return None
 
 

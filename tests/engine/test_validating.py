@@ -669,3 +669,38 @@ def test_policy_and_binding_filters_select_what_is_evaluated():
     assert [p.policy for p in only_b.policies] == ["b"] and not only_b.allowed
     missing = run(docs, deployment(1), policy="zzz")
     assert "policy 'zzz' not found" in missing.errors
+
+
+def test_a_namespace_delete_is_selected_by_the_stored_namespace_labels():
+    rules = {
+        "resourceRules": [
+            {
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "operations": ["DELETE"],
+                "resources": ["namespaces"],
+            }
+        ],
+        "namespaceSelector": {"matchLabels": {"protected": "true"}},
+    }
+    policy = vap(
+        matchConstraints=rules, validations=[{"expression": "false", "message": "protected"}]
+    )
+    protected = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "keep", "labels": {"protected": "true"}},
+    }
+    other = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "tmp"}}
+    assert run([policy], old=protected).message.endswith("denied request: protected")
+    assert run([policy], old=other).result == "skip"
+
+
+def test_an_explicit_namespace_object_is_the_request_namespace():
+    ns = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "given", "labels": {"tier": "gold"}},
+    }
+    validations = [{"expression": "namespaceObject.metadata.name == 'given'"}]
+    assert run([vap(validations=validations)], deployment(1), namespace_object=ns).allowed
