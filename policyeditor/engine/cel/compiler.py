@@ -258,7 +258,12 @@ def _compile(
             unwrap_optional = True
         except Exception:  # noqa: BLE001 - keep the optional; its value reads as None
             pass
-    runtime = runtime_ast.prepare(checked)
+    optional_variables = frozenset(
+        name
+        for index, name in enumerate(declarations.variables)
+        if declarations.variable_type(index).startswith("optional_type(")
+    )
+    runtime = runtime_ast.prepare(checked, optional_variables)
     runtime.unwrap_optional = unwrap_optional
     try:
         program_expr = env.env.deserialize(ast_pb.checked_to_bytes(runtime.checked))

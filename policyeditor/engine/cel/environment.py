@@ -35,12 +35,51 @@ class Environment:
     mutating: bool = False
 
 
+_PRIMITIVE_TYPES = {
+    "int": "INT",
+    "uint": "UINT",
+    "double": "DOUBLE",
+    "bool": "BOOL",
+    "string": "STRING",
+    "bytes": "BYTES",
+    "dyn": "DYN",
+    "null_type": "NULL",
+    "google.protobuf.Duration": "DURATION",
+    "google.protobuf.Timestamp": "TIMESTAMP",
+}
+
+
+def _split_params(text: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        current += ch
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
 def cel_type(type_text: str) -> Any:
-    """A cel.Type from a cel-go type string ("list(int)", "map(string, dyn)", "net.IP")."""
-    if type_text == "null_type":
-        return cel.Type.NULL
-    # cel-expr-python signatures use angle brackets: "list(int)" would name an opaque type.
-    return cel.Type(type_text.replace("(", "<").replace(")", ">"))
+    """A cel.Type from a cel-go type string ("list(int)", "optional_type(string)", "net.IP")."""
+    text = type_text.strip()
+    if text in _PRIMITIVE_TYPES:
+        return getattr(cel.Type, _PRIMITIVE_TYPES[text])
+    if "(" in text and text.endswith(")"):
+        head, _, rest = text.partition("(")
+        params = [cel_type(p) for p in _split_params(rest[:-1])]
+        if head == "list" and len(params) == 1:
+            return cel.Type.List(params[0])
+        if head == "map" and len(params) == 2:
+            return cel.Type.Map(params[0], params[1])
+        if head == "type" and len(params) == 1:
+            return cel.Type.Type(params[0])
+        return cel.Type.AbstractType(head, params)
+    return cel.Type(text)
 
 
 def _config_yaml(features: FeatureSet) -> str:
@@ -84,7 +123,13 @@ def declared_variables(
         variables["params"] = "dyn"
     if context != Context.MATCH_CONDITION:
         for index, name in enumerate(declarations.variables):
-            variables[f"variables.{name}"] = declarations.variable_type(index)
+            declared = declarations.variable_type(index)
+            # cel-expr-python cannot declare an optional-typed variable (its optional_type is
+            # not the checker's): such variables are dyn here and indexed back into optionals
+            # at runtime (runtime_ast.py).
+            if declared.startswith("optional_type("):
+                declared = "dyn"
+            variables[f"variables.{name}"] = declared
     if authorizer and context != Context.MESSAGE_EXPRESSION:
         variables["authorizer"] = library_bridge.AUTHORIZER_TYPE
         variables["authorizer.requestResource"] = library_bridge.RESOURCE_CHECK_TYPE

@@ -91,7 +91,8 @@ class VariableResolver:
             self._values[name] = (False, message)
             raise ValueError(message)
         activation = self.activation if self.activation is not None else Activation(variables=self)
-        ok, value = compiled.program.run(activation, state)
+        # Optional variables stay in their [value] / [] form: the reader indexes them back.
+        ok, value = compiled.program.run(activation, state, raw_optional=True)
         if not ok:
             if state.exceeded:
                 raise CostExceeded(state.exceeded)
@@ -128,7 +129,9 @@ class Program:
         """Map an offset of the checked AST's source positions to the user's text."""
         return self._rewrite.to_original(offset) if self._rewrite is not None else offset
 
-    def run(self, activation: Activation, state: EvalState) -> tuple[bool, Any]:
+    def run(
+        self, activation: Activation, state: EvalState, *, raw_optional: bool = False
+    ) -> tuple[bool, Any]:
         """Evaluate inside a running state: (True, plain value) or (False, error message)."""
         try:
             state.charge(self.runtime.base_cost)
@@ -177,7 +180,7 @@ class Program:
             plain = to_plain(value.plain_value())
         except Exception:  # noqa: BLE001 - values with no Python form
             return True, _optional_plain(value)
-        if self.runtime.unwrap_optional:
+        if self.runtime.unwrap_optional and not raw_optional:
             return True, plain[0] if plain else None
         return True, plain
 

@@ -30,8 +30,8 @@ class RuntimeAst:
         return self.has_loops or bool(self.variables)
 
 
-def prepare(checked: Any) -> RuntimeAst:
-    """A copy of checked rewritten for evaluation."""
+def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> RuntimeAst:
+    """A copy of checked rewritten for evaluation (optional_variables: optional-typed ones)."""
     out = ast_pb.CheckedExpr()
     out.CopyFrom(checked)
     next_id = (
@@ -64,6 +64,10 @@ def prepare(checked: Any) -> RuntimeAst:
                 next_id += 1
                 del out.reference_map[node_id]
                 out.reference_map[node_id].overload_id.append(f"{VARIABLE_FN}_string")
+                if var in optional_variables:
+                    # An optional variable is resolved as [value] / []: index it back into an
+                    # optional, since Python cannot hand optionals to the engine.
+                    next_id = _optional_from_list(out, node, next_id)
         elif kind == "call_expr" and node.call_expr.function == "cel.@mapInsert":
             node.call_expr.function = MAP_INSERT_FN
             arity = len(node.call_expr.args)
@@ -105,6 +109,28 @@ def prepare(checked: Any) -> RuntimeAst:
         if node.WhichOneof("expr_kind") == "ident_expr"
     )
     return RuntimeAst(out, base, has_loops, tuple(dict.fromkeys(used_variables)), idents=idents)
+
+
+def _optional_from_list(out: Any, node: Any, next_id: int) -> int:
+    """node (a 0/1-element list) -> node[?0]."""
+    inner = ast_pb.Expr()
+    inner.CopyFrom(node)
+    inner.id = next_id
+    out.type_map[next_id].list_type.elem_type.dyn.SetInParent()
+    out.reference_map[next_id].CopyFrom(out.reference_map[node.id])
+    node_id = node.id
+    node.Clear()
+    node.id = node_id
+    node.call_expr.function = "_[?_]"
+    node.call_expr.args.add().CopyFrom(inner)
+    index = node.call_expr.args.add()
+    index.id = next_id + 1
+    index.const_expr.int64_value = 0
+    out.type_map[next_id + 1].primitive = 2  # INT64
+    del out.reference_map[node_id]
+    out.reference_map[node_id].name = "_[?_]"
+    out.reference_map[node_id].overload_id.append("list_optindex_optional_int")
+    return next_id + 2
 
 
 def _wrap_go_zero_time(out: Any, node: Any, next_id: int) -> int:

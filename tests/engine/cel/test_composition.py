@@ -99,3 +99,11 @@ def test_evaluate_expression_convenience_takes_variables():
         "variables.double * 2", object={"n": 2}, variables=[("double", "object.n * 2")]
     )
     assert result.value == 8
+
+
+def test_optional_variables_stay_optional_for_their_readers():
+    variables = [("img", "object.spec.?image")]
+    present = evaluate(variables, "variables.img.orValue('none')", obj={"spec": {"image": "nginx"}})
+    absent = evaluate(variables, "variables.img.orValue('none')", obj={"spec": {}})
+    assert (present.value, absent.value) == ("nginx", "none")
+    assert evaluate(variables, "variables.img.hasValue()", obj={"spec": {}}).value is False
