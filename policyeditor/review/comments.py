@@ -57,6 +57,28 @@ def resolve_field(documents: list[Any], document: str, path: str) -> tuple[bool,
     return True, value
 
 
+def field_paths(documents: list[Any], *, limit: int = 400, depth: int = 5) -> list[str]:
+    """Field paths found in the documents (for the anchor input's suggestions), without repeats."""
+    found: dict[str, None] = {}
+    stack: list[tuple[str, Any, int]] = [
+        ("", doc, 0) for doc in reversed(documents or []) if isinstance(doc, dict)
+    ]
+    while stack and len(found) < limit:
+        path, value, level = stack.pop()
+        if path:
+            found.setdefault(path, None)
+        if level >= depth:
+            continue
+        if isinstance(value, dict):
+            children = [(f"{path}.{k}" if path else k, v) for k, v in value.items()]
+        elif isinstance(value, list):
+            children = [(f"{path}[{i}]", v) for i, v in enumerate(value)]
+        else:
+            continue
+        stack.extend((p, v, level + 1) for p, v in reversed(children) if FIELD_PATH.match(p))
+    return list(found)
+
+
 @dataclass
 class Thread:
     """A root comment with its replies, and where it points."""

@@ -104,3 +104,13 @@ def test_rendering_highlights_only_known_members():
 
 def test_code_spans_keep_markup_as_text():
     assert "<code>&lt;b&gt;x&lt;/b&gt;</code>" in render("`<b>x</b>`")
+
+
+def test_field_paths_suggest_the_fields_of_the_revision_in_document_order():
+    from tests.review.conftest import policy
+
+    paths = comments.field_paths([policy(5)])
+    assert paths[:3] == ["apiVersion", "kind", "metadata"]
+    assert "spec.validations[0].expression" in paths
+    assert "spec.matchConstraints.resourceRules[0].apiGroups[0]" not in paths  # beyond depth 5
+    assert len(comments.field_paths([policy(5)], limit=4)) == 4

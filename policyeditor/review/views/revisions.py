@@ -92,6 +92,7 @@ def revision_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             t for t in threads if t.root.revision_id != revision.pk and not t.resolved
         ],
         "members": comments.member_usernames(draft),
+        "field_paths": comments.field_paths(revision.documents),
         "reviews": Review.objects.filter(draft=draft).select_related("reviewer", "revision"),
         "approvals": workflow.approvals(draft, revision).select_related("reviewer"),
         "can_edit": permissions.can_edit(user, draft),
