@@ -45,6 +45,8 @@ def _homogeneous(checked: Any, node: Any, skip_maps: set[int]) -> list[Finding]:
             elif not _assignable(first, t):
                 findings.append((element.id, f"expected type '{first}' but found '{t}'"))
                 break
+            elif t == "dyn":
+                first = "dyn"  # cel-go joins to the most general type seen so far
     elif kind == "struct_expr" and not node.struct_expr.message_name and node.id not in skip_maps:
         first_key = first_value = None
         for entry in node.struct_expr.entries:
@@ -61,6 +63,8 @@ def _homogeneous(checked: Any, node: Any, skip_maps: set[int]) -> list[Finding]:
             if not _assignable(first_value, vt):
                 findings.append((entry.value.id, f"expected type '{first_value}' but found '{vt}'"))
                 break
+            first_key = "dyn" if kt == "dyn" else first_key
+            first_value = "dyn" if vt == "dyn" else first_value
     return findings
 
 

@@ -116,3 +116,8 @@ def test_homogeneous_aggregate_literals_are_enforced():
     assert not compile_errors("[1, dyn('a')]")
     assert not compile_errors("['a', ?optional.of('b')]")
     assert not compile_errors("'%d %s'.format([1, 'a'])")
+
+
+def test_a_dyn_element_widens_the_literal_type_as_cel_go_joins_types():
+    assert not compile_errors("[1, dyn(2), 'a']")
+    assert not compile_errors("{'a': 1, 'b': dyn(2), 'c': 'x'}")
