@@ -8,11 +8,10 @@ from typing import Any
 import yaml
 
 from .errors import InputError
+from .manifests_yaml import go_plain_tag
 
 _STR = "tag:yaml.org,2002:str"
 _TOP_ORDER = ("apiVersion", "kind", "metadata", "spec")
-# yaml.v2 (kubectl) also reads these as booleans; PyYAML does not, so quote them ourselves.
-_GO_BOOLS = {"y", "Y", "n", "N"}
 _ESCAPE_ONLY = ("\r", "\x85", "\u2028", "\u2029", "\ufeff")
 
 
@@ -24,26 +23,14 @@ class _Dumper(yaml.SafeDumper):
         return True
 
 
-def _go_reads_as_number(value: str) -> bool:
-    """Whether go-yaml (kubectl) would read this plain scalar as a number ("1e3", "0o17", "+inf")."""
-    if not value or value[0] not in "-+.0123456789":
-        return False
-    for parse in (lambda text: int(text, 0), float):
-        try:
-            parse(value)
-        except ValueError:
-            continue
-        return True
-    return False
-
-
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     if any(char in value for char in _ESCAPE_ONLY):
         # PyYAML's single-quoted and block styles mangle these line breaks; escapes are exact.
         return dumper.represent_scalar(_STR, value, style='"')
     if "\n" in value:
         return dumper.represent_scalar(_STR, value, style="|")
-    if value in _GO_BOOLS or _go_reads_as_number(value):
+    if go_plain_tag(value) != _STR:
+        # go-yaml (kubectl) would read it as a bool, number or null: keep it a string.
         return dumper.represent_scalar(_STR, value, style='"')
     return dumper.represent_scalar(_STR, value)
 

@@ -9,7 +9,7 @@ keys, no timestamps and no Python or binary tags.
 
 from __future__ import annotations
 
-import math
+import re
 from typing import Any
 
 import yaml
@@ -72,28 +72,70 @@ _MERGE = "tag:yaml.org,2002:merge"
 _SCALAR_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL}
 
 
+# go-yaml v2's table of plain scalars with a fixed meaning (resolve.go), which kubectl and the
+# API server (sigs.k8s.io/yaml) use; PyYAML's YAML 1.1 rules differ on y/n, 1e3, 0o17, 1:20, 08.
+_GO_TABLE: dict[str, str] = {
+    **dict.fromkeys(
+        ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), _BOOL
+    ),
+    **dict.fromkeys(
+        ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), _BOOL
+    ),
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), _NULL),
+    **dict.fromkeys((".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF"), _FLOAT),
+    **dict.fromkeys(("+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"), _FLOAT),
+    "<<": _MERGE,
+}
+_GO_TRUE = frozenset(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"))
+_GO_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+_DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
+_DIGITS = {2: "01", 8: "01234567", 10: "0123456789", 16: "0123456789abcdef"}
+
+
+def go_int(text: str) -> int | None:
+    """strconv.ParseInt(text, 0, 64), else ParseUint, after go-yaml drops underscores."""
+    plain = text.replace("_", "")
+    sign = -1 if plain[:1] == "-" else 1
+    body = plain[1:] if plain[:1] in ("-", "+") else plain
+    lowered = body.lower()
+    if lowered[:2] in ("0x", "0o", "0b"):
+        base, digits = {"0x": 16, "0o": 8, "0b": 2}[lowered[:2]], lowered[2:]
+    elif len(body) > 1 and body[0] == "0":
+        base, digits = 8, lowered[1:]
+    else:
+        base, digits = 10, lowered
+    if not digits or any(char not in _DIGITS[base] for char in digits):
+        return None
+    value = sign * int(digits, base)
+    if -(2**63) <= value < 2**63 or (0 <= value < 2**64 and plain[:1] != "+"):
+        return value
+    return None
+
+
+def go_plain_tag(value: str) -> str:
+    """The tag go-yaml v2 gives a plain (unquoted) scalar."""
+    tag = _GO_TABLE.get(value)
+    if tag is not None:
+        return tag
+    first = value[:1]
+    if first == ".":
+        return _FLOAT if _DOT_FLOAT.fullmatch(value) else _STR
+    if first and first in "+-0123456789":
+        if go_int(value) is not None:
+            return _INT
+        if _GO_FLOAT.fullmatch(value.replace("_", "")):
+            return _FLOAT
+    return _STR
+
+
 class _LoadResolver(Resolver):
-    """YAML 1.1 implicit types minus timestamps: Kubernetes (sigs.k8s.io/yaml) keeps them strings."""
+    """Plain scalars resolve as go-yaml v2 resolves them; timestamps stay strings, as in Kubernetes."""
 
     def resolve(self, kind: type, value: Any, implicit: Any) -> str:
-        """Resolver.resolve with a cache for short plain scalars."""
-        # Resolution is the hot spot of loading; manifests repeat their scalars a lot.
-        if kind is not ScalarNode or not isinstance(value, str) or len(value) > 64:
+        """go-yaml's resolution for scalars (quoted ones are strings), PyYAML's for collections."""
+        if kind is not ScalarNode:
             return Resolver.resolve(self, kind, value, implicit)
-        cache = self.__dict__.setdefault("_tag_cache", {})
-        key = (value, implicit)
-        tag = cache.get(key)
-        if tag is None:
-            tag = Resolver.resolve(self, kind, value, implicit)
-            if len(cache) < 10_000:
-                cache[key] = tag
-        return tag
-
-
-_LoadResolver.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in Resolver.yaml_implicit_resolvers.items()
-}
+        return go_plain_tag(value) if implicit[0] else _STR
 
 
 class _Limited(Exception):
@@ -212,9 +254,6 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
             _LoadResolver.__init__(self)
 
 
-_SCALARS = yaml.SafeLoader.__new__(yaml.SafeLoader)  # only its scalar constructors are used
-
-
 def _construct(node: Node) -> Any:
     """A fresh plain value for a node (aliases are copied, never shared)."""
     if isinstance(node, ScalarNode):
@@ -232,26 +271,27 @@ def _construct(node: Node) -> Any:
 
 def _construct_scalar(node: ScalarNode) -> Any:
     tag = node.tag
+    text = node.value
     if tag not in _SCALAR_TAGS:
         raise _Limited(f"unsupported tag {tag}", node.start_mark)
     if tag == _STR:
-        return node.value
-    try:
-        if tag == _INT:
-            return _SCALARS.construct_yaml_int(node)
-        if tag == _BOOL:
-            return _SCALARS.construct_yaml_bool(node)
-        if tag == _NULL:
-            return None
-        value = _SCALARS.construct_yaml_float(node)
-    except (ValueError, KeyError) as error:
-        raise _Limited(
-            f"invalid {tag.rsplit(':', 1)[-1]} value {node.value!r}", node.start_mark
-        ) from error
-    if not math.isfinite(value):
-        # JSON (and so the API server) cannot carry it: json.Marshal fails on it.
-        raise _Limited(f"unsupported value {node.value!r}: not a finite number", node.start_mark)
-    return value
+        return text
+    if tag == _NULL:
+        return None
+    if tag == _BOOL:
+        if _GO_TABLE.get(text) != _BOOL:
+            raise _Limited(f"invalid bool value {text!r}", node.start_mark)
+        return text in _GO_TRUE
+    if tag == _INT:
+        number = go_int(text)
+        if number is None:
+            raise _Limited(f"invalid int value {text!r}", node.start_mark)
+        return number
+    if _GO_TABLE.get(text) == _FLOAT or not _GO_FLOAT.fullmatch(text.replace("_", "")):
+        # JSON (and so the API server) cannot carry inf/nan: json.Marshal fails on them.
+        message = "not a finite number" if _GO_TABLE.get(text) == _FLOAT else "invalid float"
+        raise _Limited(f"unsupported value {text!r}: {message}", node.start_mark)
+    return float(text.replace("_", ""))
 
 
 def _key(node: Node) -> str:

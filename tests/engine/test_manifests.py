@@ -59,7 +59,7 @@ def test_json_surrogate_pair_escapes_decode_to_one_character():
 
 
 def test_flow_yaml_that_is_not_json_still_loads():
-    assert load_documents("{a: 1, b: [x, y]}") == [{"a": 1, "b": ["x", "y"]}]
+    assert load_documents("{a: 1, b: [x, z]}") == [{"a": 1, "b": ["x", "z"]}]
 
 
 def test_bytes_with_utf8_bom_load():
@@ -76,6 +76,18 @@ def test_yaml_11_scalars_resolve_like_go_yaml():
     assert load_documents("a: yes\nb: 0x1f\nc: 1.5\nd: ~\ne: '1'\n") == [
         {"a": True, "b": 31, "c": 1.5, "d": None, "e": "1"}
     ]
+
+
+def test_plain_scalars_resolve_as_go_yaml_resolves_them():
+    text = "a: [y, N, 1e3, 0o17, 1:20, 08, 0755, +.5, 1_000, -0b101, 18446744073709551615, 1., -, 0x]"
+    assert load_documents(text) == [
+        {"a": [True, False, 1000.0, 15, "1:20", 8.0, 493, 0.5, 1000, -5, 2**64 - 1, 1.0, "-", "0x"]}
+    ]
+    assert load_documents("a: 'y'\nb: !!int '12'\nc: !!float '2'\nd: !!bool 'off'\n") == [
+        {"a": "y", "b": 12, "c": 2.0, "d": False}
+    ]
+    with pytest.raises(ManifestError, match="invalid int value 'x'"):
+        load_documents("a: !!int x\n")
 
 
 def test_non_string_keys_become_strings():
@@ -177,8 +189,8 @@ def test_undefined_alias_is_an_error():
 
 
 def test_moderate_alias_use_is_allowed():
-    docs = load_documents("x: &x {a: 1}\ny: [*x, *x, *x]\n")
-    assert docs[0]["y"] == [{"a": 1}] * 3
+    docs = load_documents("x: &x {a: 1}\nz: [*x, *x, *x]\n")
+    assert docs[0]["z"] == [{"a": 1}] * 3
 
 
 @pytest.mark.parametrize("opener", ["- ", "["])
@@ -396,9 +408,10 @@ def test_a_large_realistic_manifest_loads():
 
 
 def test_dump_quotes_strings_that_go_yaml_would_read_as_numbers():
-    values = ["1e3", "0o17", "0b101", "+inf", ".5", "1_000", "-1", "7"]
+    values = ["1e3", "0o17", "0b101", "08", ".5", "1_000", "-1", "7", "y", "~", "<<"]
     text = dump_documents([{"v": values}])
     for value in values:
         assert f'- "{value}"' in text or f"- '{value}'" in text
     assert load_documents(text) == [{"v": values}]
-    assert "- 1.2.3\n" in dump_documents([{"v": ["1.2.3"]}])  # not a number anywhere: stays plain
+    # Not numbers to go-yaml either (no ParseFloat for "+inf" without a dot form): they stay plain.
+    assert dump_documents([{"v": ["1.2.3", "+inf", "1:20"]}]) == "v:\n- 1.2.3\n- +inf\n- '1:20'\n"
