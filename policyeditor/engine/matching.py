@@ -90,6 +90,12 @@ def _name_of(obj: dict) -> str:
     return str(meta.get("name") or "") if isinstance(meta, dict) else ""
 
 
+def _items(mapping: dict, key: str) -> list:
+    """mapping[key] when it is a list (malformed fields count as empty)."""
+    value = mapping.get(key)
+    return value if isinstance(value, list) else []
+
+
 def _fmt_list(values: list[Any]) -> str:
     return "[" + ", ".join(repr(v) if v == "" else str(v) for v in values) + "]"
 
@@ -133,32 +139,32 @@ def rule_mismatch(rule: dict, request: AdmissionRequest, resource: dict | None =
             return "scope Cluster does not match a namespaced request"
     elif scope != "*":
         return f"scope {scope} matches nothing"
-    operations = list(rule.get("operations") or [])
+    operations = _items(rule, "operations")
     if "*" not in operations and request.operation not in operations:
         return f"operation {request.operation} not in {_fmt_list(operations)}"
-    groups = list(rule.get("apiGroups") or [])
+    groups = _items(rule, "apiGroups")
     group = gvr.get("group", "")
     if "*" not in groups and group not in groups:
         return f"API group {group!r} not in {_fmt_list(groups)}"
-    versions = list(rule.get("apiVersions") or [])
+    versions = _items(rule, "apiVersions")
     version = gvr.get("version", "")
     if "*" not in versions and version not in versions:
         return f"API version {version} not in {_fmt_list(versions)}"
     wanted = gvr.get("resource", "")
     sub = request.sub_resource
-    for entry in rule.get("resources") or []:
+    for entry in _items(rule, "resources"):
         res, rule_sub = _split_resource(str(entry))
         if (res == "*" or res == wanted) and (rule_sub == "*" or rule_sub == sub):
             return ""
     shown = f"{wanted}/{sub}" if sub else wanted
-    return f"resource {shown} not in {_fmt_list(list(rule.get('resources') or []))}"
+    return f"resource {shown} not in {_fmt_list(_items(rule, 'resources'))}"
 
 
 def _named_rule_mismatch(rule: dict, request: AdmissionRequest) -> str:
     why = rule_mismatch(rule, request)
     if why:
         return why
-    names = list(rule.get("resourceNames") or [])
+    names = _items(rule, "resourceNames")
     if names and request.name not in names:
         shown = repr(request.name) if request.name else "'' (generated)"
         return f"name {shown} not in resourceNames {_fmt_list(names)}"
@@ -296,13 +302,13 @@ def match_resources(
         return MatchResult(False, reason=obj_why)
     match_policy = criteria.get("matchPolicy")
     excluded = match_rules(
-        list(criteria.get("excludeResourceRules") or []), match_policy, request, k8s_version
+        _items(criteria, "excludeResourceRules"), match_policy, request, k8s_version
     )
     if excluded.error:
         return MatchResult(False, reason=excluded.reason, error=excluded.error)
     if excluded.matched:
         return MatchResult(False, reason="excluded by excludeResourceRules")
-    rules = list(criteria.get("resourceRules") or [])
+    rules = _items(criteria, "resourceRules")
     if not rules:
         result = MatchResult(True, kind=dict(request.kind), resource=dict(request.resource))
     else:
