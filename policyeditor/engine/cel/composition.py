@@ -77,9 +77,12 @@ def evaluate_expression(
     env_type: EnvType = EnvType.NEW_EXPRESSIONS,
     mutating: bool = False,
     budget: int | None = None,
+    has_params: bool | None = None,
 ):
     """Compile and evaluate one expression: an EvalResult, or the CompileResult with its errors."""
-    base = Declarations(has_params=params is not None, mutating=mutating)
+    # `params` is declared when a param kind is set; by default, when a param object is given.
+    declared_params = params is not None if has_params is None else has_params
+    base = Declarations(has_params=declared_params, mutating=mutating)
     compiled_vars, declarations = compile_variables(
         variables, version=version, declarations=base, env_type=env_type
     )

@@ -11,7 +11,7 @@ from . import runtime_state
 from .cost import PER_CALL_LIMIT
 from .issues import CelIssue
 from .issues import translate_runtime_message as _translate
-from .model import CompileResult, EvalResult
+from .model import CompileResult, Context, EvalResult
 from .runtime_state import CostBudget, CostExceeded, EvalState
 from .values import namespace_value, sanitize_input, to_plain
 
@@ -150,6 +150,8 @@ class Program:
                 activation.authorizer, activation.request
             )
         data = activation.data(names, authorizer_value, request_resource)
+        if self._env.context == Context.MATCH_CONDITION and "namespaceObject__map" in data:
+            data["namespaceObject__map"] = None  # Kubernetes never binds it for match conditions
         is_error = False
         try:
             value = self._expression.eval(data=data)

@@ -174,3 +174,17 @@ def test_string_format_matches_kubernetes_including_scientific_notation():
     assert cel.evaluate_expression("'%b %b %b'.format([7, 8, 9])").value == "111 1000 1001"
     bad = cel.evaluate_expression("'%d'.format(['x'])")
     assert bad.error is not None and "decimal clause" in bad.error.message
+
+
+def test_namespace_object_is_null_in_match_conditions():
+    namespace = {"metadata": {"name": "prod"}}
+    in_condition = cel.evaluate_expression(
+        "namespaceObject == null", namespace_object=namespace, context=cel.Context.MATCH_CONDITION
+    )
+    in_validation = cel.evaluate_expression("namespaceObject == null", namespace_object=namespace)
+    assert (in_condition.value, in_validation.value) == (True, False)
+
+
+def test_params_can_be_declared_and_null():
+    result = cel.evaluate_expression("params != null", has_params=True)
+    assert result.value is False
