@@ -7,6 +7,15 @@ from drf_spectacular.views import SpectacularAPIView
 from policyeditor.api import views_docs, views_tokens
 from policyeditor.api.views_drafts import DraftDetailView, DraftListView
 from policyeditor.api.views_engine import CelView, EvaluateView, ValidateView
+from policyeditor.api.views_review import (
+    CommentListView,
+    CommentResolveView,
+    ReviewListView,
+    ReviewRequestView,
+    TestCaseDetailView,
+    TestCaseListView,
+    TestCaseRunView,
+)
 from policyeditor.api.views_revisions import ExportView, RevisionDetailView, RevisionListView
 
 app_name = "api"
@@ -24,6 +33,21 @@ urlpatterns = [
         name="revision_detail",
     ),
     path("v1/drafts/<int:pk>/export.yaml", ExportView.as_view(), name="draft_export"),
+    path("v1/drafts/<int:pk>/review-request", ReviewRequestView.as_view(), name="review_request"),
+    path("v1/drafts/<int:pk>/reviews", ReviewListView.as_view(), name="review_list"),
+    path("v1/drafts/<int:pk>/comments", CommentListView.as_view(), name="comment_list"),
+    path(
+        "v1/drafts/<int:pk>/comments/<int:comment_id>/resolve",
+        CommentResolveView.as_view(),
+        name="comment_resolve",
+    ),
+    path("v1/drafts/<int:pk>/test-cases", TestCaseListView.as_view(), name="test_case_list"),
+    path("v1/drafts/<int:pk>/test-cases/run", TestCaseRunView.as_view(), name="test_case_run"),
+    path(
+        "v1/drafts/<int:pk>/test-cases/<int:case_id>",
+        TestCaseDetailView.as_view(),
+        name="test_case_detail",
+    ),
     # The schema is public, like the docs: tools fetch it before they hold a token.
     path("schema/", login_not_required(SpectacularAPIView.as_view()), name="schema"),
     path("docs/", views_docs.api_docs, name="docs"),

@@ -24,7 +24,13 @@ def limited(limit: int) -> dict:
 
 def save(draft, user, limit: int):
     draft.refresh_from_db()
-    return save_draft(draft, [limited(limit)], expected_revision=draft.revision, author=user, note=f"limit {limit}")
+    return save_draft(
+        draft,
+        [limited(limit)],
+        expected_revision=draft.revision,
+        author=user,
+        note=f"limit {limit}",
+    )
 
 
 def test_revisions_are_listed_newest_first_without_documents(api, draft, alice):
@@ -60,7 +66,9 @@ def test_export_is_text_yaml_that_loads_back_to_the_documents(api, draft, alice)
     assert response["Content-Type"] == "text/yaml; charset=utf-8"
     assert response["X-Draft-Revision"] == "2"
     text = response.content.decode()
-    assert text.startswith("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n")
+    assert text.startswith(
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
+    )
     assert load_documents(text) == [limited(3)]
 
 
