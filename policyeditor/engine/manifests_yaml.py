@@ -4,7 +4,8 @@ PyYAML's event parser (libyaml's CParser when available) feeds our own composer,
 what alias expansion would add *while composing* (so a "billion laughs" document is refused
 before anything is expanded) and enforces depth and node limits; the constructor then builds
 plain JSON-shaped values (dict/list/str/int/float/bool/None) with no shared sub-objects, string
-keys, no timestamps and no Python or binary tags.
+keys, no timestamps and no Python or binary tags. Plain scalars resolve as go-yaml v2 resolves
+them (kubectl and the API server read YAML with it), not by PyYAML's YAML 1.1 rules.
 """
 
 from __future__ import annotations
@@ -303,6 +304,8 @@ def _key(node: Node) -> str:
         return "true" if value else "false"
     if value is None:
         return "null"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))  # Go's FormatFloat 'g' writes 1000, not 1000.0
     return str(value)
 
 

@@ -79,7 +79,9 @@ def test_yaml_11_scalars_resolve_like_go_yaml():
 
 
 def test_plain_scalars_resolve_as_go_yaml_resolves_them():
-    text = "a: [y, N, 1e3, 0o17, 1:20, 08, 0755, +.5, 1_000, -0b101, 18446744073709551615, 1., -, 0x]"
+    text = (
+        "a: [y, N, 1e3, 0o17, 1:20, 08, 0755, +.5, 1_000, -0b101, 18446744073709551615, 1., -, 0x]"
+    )
     assert load_documents(text) == [
         {"a": [True, False, 1000.0, 15, "1:20", 8.0, 493, 0.5, 1000, -5, 2**64 - 1, 1.0, "-", "0x"]}
     ]
@@ -91,7 +93,9 @@ def test_plain_scalars_resolve_as_go_yaml_resolves_them():
 
 
 def test_non_string_keys_become_strings():
-    assert load_documents("1: a\ntrue: b\n~: c\n") == [{"1": "a", "true": "b", "null": "c"}]
+    assert load_documents("1: a\ntrue: b\n~: c\n1e3: d\n") == [
+        {"1": "a", "true": "b", "null": "c", "1000": "d"}
+    ]
 
 
 def test_merge_keys_merge_with_explicit_keys_winning():
