@@ -171,6 +171,8 @@ def evaluate_chunk(
     baseline_version: str | None = None,
 ) -> list[dict]:
     """Rows for `objects`: identity, and per operation the outcome (and the baseline's)."""
+    # An identical baseline gives identical outcomes: do not evaluate everything twice.
+    same = baseline == documents and (baseline_version or version) == version
     rows = []
     for obj in objects:
         namespace_name = _identity(obj)["namespace"]
@@ -181,7 +183,9 @@ def evaluate_chunk(
                 documents, obj, operation, version=version, namespace=namespace
             )
             row[operation] = outcome.to_dict()
-            if baseline is not None:
+            if baseline is not None and same:
+                row[f"{operation}_before"] = dict(row[operation])
+            elif baseline is not None:
                 before = evaluate_object(
                     baseline,
                     obj,

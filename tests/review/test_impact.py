@@ -179,3 +179,9 @@ def test_a_bad_dump_on_the_page_says_why(client, draft, alice):
     response = client.post(reverse("review:impact_new", args=[draft.pk, 1]), {"dump": "- 1\n"})
     assert response.status_code == 200
     assert "Cannot read the dump" in response.content.decode()
+
+
+def test_an_identical_baseline_reports_no_changes():
+    rows = impact.evaluate_chunk([policy(5)], [policy(5)], [deployment("a", 9)], {}, version="1.34")
+    assert rows[0]["CREATE_before"] == rows[0]["CREATE"]
+    assert not impact.changed(rows[0])
