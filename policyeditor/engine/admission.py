@@ -53,7 +53,8 @@ def _default_match_resources(criteria: Any) -> None:
     criteria.setdefault("namespaceSelector", {})
     criteria.setdefault("objectSelector", {})
     for key in ("resourceRules", "excludeResourceRules"):
-        for rule in criteria.get(key) or []:
+        rules = criteria.get(key)
+        for rule in rules if isinstance(rules, list) else []:
             if isinstance(rule, dict):
                 rule.setdefault("scope", "*")
 

@@ -25,6 +25,7 @@ from policyeditor.engine.mutating_patch import (
 from policyeditor.engine.params import collect_params, param_label
 from policyeditor.engine.policy_common import (
     EvalContext,
+    as_list,
     name_of,
     namespace_not_found,
     record_variables,
@@ -102,7 +103,7 @@ def run_invocation(
         use_request_object=False,
     )
     state, why = run_match_conditions(
-        list(spec.get("matchConditions") or []),
+        as_list(spec.get("matchConditions")),
         base,
         ctx.version,
         has_params=has_params,
@@ -117,13 +118,13 @@ def run_invocation(
         _record_error(outcome, why)
         return current, outcome
     variables = acel.compile_variables(
-        [v for v in spec.get("variables") or [] if isinstance(v, dict)],
+        [v for v in as_list(spec.get("variables")) if isinstance(v, dict)],
         ctx.version,
         has_params=has_params,
         mutating=True,
     )
     evaluators = []
-    for index, mutation in enumerate(spec.get("mutations") or []):
+    for index, mutation in enumerate(as_list(spec.get("mutations"))):
         mutation = mutation if isinstance(mutation, dict) else {}
         patch_type, expression = _mutation_fields(mutation)
         step = Step(kind="mutation", index=index, expression=expression, patch_type=patch_type)

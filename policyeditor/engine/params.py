@@ -69,7 +69,8 @@ def _param_scope(
         if obj.get("kind") == "CustomResourceDefinition":
             spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
             names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
-            versions = [v.get("name") for v in spec.get("versions") or [] if isinstance(v, dict)]
+            raw_versions = spec.get("versions") if isinstance(spec.get("versions"), list) else []
+            versions = [v.get("name") for v in raw_versions if isinstance(v, dict)]
             if spec.get("group") == group and names.get("kind") == kind and ver in versions:
                 return True, spec.get("scope", "Namespaced") == "Namespaced"
         if obj.get("apiVersion") == api_version and obj.get("kind") == kind:

@@ -38,6 +38,11 @@ def namespace_not_found(outcome: PolicyOutcome, message: str) -> None:
     outcome.denials.append({"message": message, "reason": "NotFound", "fatal": True})
 
 
+def as_list(value: Any) -> list:
+    """A list field's items; anything that is not a list (malformed input) counts as empty."""
+    return value if isinstance(value, list) else []
+
+
 def name_of(doc: dict | None) -> str:
     """metadata.name of a document ("" when absent)."""
     if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):

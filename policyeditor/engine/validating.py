@@ -16,6 +16,7 @@ from policyeditor.engine.matching import match_binding, match_policy
 from policyeditor.engine.params import collect_params, param_label
 from policyeditor.engine.policy_common import (
     EvalContext,
+    as_list,
     name_of,
     namespace_not_found,
     record_variables,
@@ -80,14 +81,14 @@ def validate(
     failure_policy = outcome.failure_policy
     has_params = isinstance(spec.get("paramKind"), dict)
     variables = acel.compile_variables(
-        [v for v in spec.get("variables") or [] if isinstance(v, dict)],
+        [v for v in as_list(spec.get("variables")) if isinstance(v, dict)],
         version,
         has_params=has_params,
         mutating=False,
     )
     names = variables.names
     types = variables.types
-    validations = [v if isinstance(v, dict) else {} for v in spec.get("validations") or []]
+    validations = [v if isinstance(v, dict) else {} for v in as_list(spec.get("validations"))]
 
     def compiled(expression: str, context: str) -> acel.Compiled:
         return acel.compile_one(
@@ -174,7 +175,7 @@ def validate(
     # Pass 3: audit annotations, fresh budget; compiled with authorizer but run without it.
     third = acel.Evaluator(bindings, variables, acel.RUNTIME_BUDGET, with_authorizer=False)
     audits: list[tuple[str, str, str]] = []
-    for index, annotation in enumerate(spec.get("auditAnnotations") or []):
+    for index, annotation in enumerate(as_list(spec.get("auditAnnotations"))):
         annotation = annotation if isinstance(annotation, dict) else {}
         key = str(annotation.get("key") or "")
         expression = str(annotation.get("valueExpression") or "")
@@ -261,7 +262,7 @@ def _evaluate_binding(
 ) -> list[PolicyOutcome]:
     spec = spec_of(policy)
     bspec = spec_of(binding)
-    actions = [str(a) for a in bspec.get("validationActions") or []] if binding else ["Deny"]
+    actions = [str(a) for a in as_list(bspec.get("validationActions"))] if binding else ["Deny"]
 
     def fresh(param: Any = None) -> PolicyOutcome:
         return PolicyOutcome(
@@ -312,7 +313,7 @@ def _evaluate_binding(
             request, params=param, namespace_object=ctx.namespace_object, authorizer=ctx.authorizer
         )
         state, why = run_match_conditions(
-            [c for c in spec.get("matchConditions") or []],
+            as_list(spec.get("matchConditions")),
             bindings,
             ctx.version,
             has_params=has_params,
