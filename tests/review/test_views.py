@@ -242,3 +242,15 @@ def test_garbage_revision_numbers_are_404(draft, alice, as_user):
     client = as_user(alice)
     assert client.get(_page(draft, 99)).status_code == 404
     assert client.get(_page(draft, 1, against="abc")).status_code == 200
+
+
+def test_a_viewer_sees_no_resolve_or_revoke_buttons_for_others_threads_and_links(
+    draft, alice, carol, as_user
+):
+    comments.add_comment(alice, draft, workflow.latest_revision(draft), "alice's thread")
+    workflow.create_share_link(alice, draft, workflow.latest_revision(draft))
+    html = as_user(carol).get(_page(draft, 1)).content.decode()
+    assert "alice&#x27;s thread" in html or "alice's thread" in html
+    assert ">Resolve<" not in html and ">Revoke<" not in html
+    html = as_user(alice).get(_page(draft, 1)).content.decode()
+    assert ">Resolve<" in html and ">Revoke<" in html
