@@ -47,6 +47,12 @@
       list.lastElementChild.querySelector("input").focus();
     } else if (action === "remove-pair") {
       button.closest(".kv").remove();
+    } else if (action === "toggle-preview") {
+      // Narrow screens: the preview is a tab in place of the form.
+      const showing = editor.classList.toggle("show-preview");
+      button.setAttribute("aria-expanded", String(showing));
+      button.textContent = showing ? "Form" : "Preview";
+      return;
     } else if (action === "remove-document") {
       button.closest(".document").remove();
     } else {

@@ -119,3 +119,32 @@ def test_cel_fields_highlight_syntax_unmatched_brackets_and_the_error_position(a
     expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
     expect(editor.locator(".cel-bracket-bad")).to_have_count(0)
     expect(editor.locator(".cel-error")).to_have_count(0)
+
+
+def test_unsaved_edits_are_kept_in_the_browser_and_offered_back_after_a_reload(alice_page):
+    page = alice_page
+    _new_vap(page, "autosave.example.com")
+    message = page.locator('details[data-section="validations"] input[name$=".message"]').first
+    message.fill("typed but never saved")
+    expect(page.locator("#yaml-preview")).to_contain_text("typed but never saved")
+    page.once("dialog", lambda dialog: dialog.accept())  # the unsaved-changes guard asks first
+    page.reload()
+    banner = page.locator("#restore-banner")
+    expect(banner).to_be_visible()
+    banner.get_by_role("button", name="Restore them").click()
+    expect(message).to_have_value("typed but never saved")
+    assert Draft.objects.get(name="autosave.example.com").revision == 1
+
+
+def test_on_a_narrow_screen_the_preview_is_a_tab_in_place_of_the_form(alice_page):
+    page = alice_page
+    page.set_viewport_size({"width": 900, "height": 800})
+    _new_vap(page, "narrow.example.com")
+    preview = page.locator("#preview-pane")
+    expect(preview).to_be_hidden()
+    page.get_by_role("button", name="Preview").click()
+    expect(preview).to_be_visible()
+    expect(page.locator("#documents")).to_be_hidden()
+    _shot(page, "editor-narrow-preview")
+    page.get_by_role("button", name="Form", exact=True).click()
+    expect(page.locator("#documents")).to_be_visible()
