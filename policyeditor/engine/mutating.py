@@ -19,6 +19,7 @@ from policyeditor.engine.matching import match_binding, match_policy
 from policyeditor.engine.mutating_patch import (
     INTERNAL_PREFIX,
     apply_mutation,
+    crd_schema,
     patch_ops,
     text_diff,
 )
@@ -179,7 +180,9 @@ def run_invocation(
         step.patch = (
             patch_ops(value) if patch_type == "JSONPatch" and isinstance(value, list) else value
         )
-        new, error = apply_mutation(patch_type, value, current, request.old_object, ctx.version)
+        new, error = apply_mutation(
+            patch_type, value, current, ctx.version, crd_schema(ctx.resources, current)
+        )
         if error.startswith(INTERNAL_PREFIX):
             step.status, step.error = "error", error
             outcome.errors.append(error)

@@ -45,10 +45,52 @@ def patch_ops(value: Any) -> list[dict]:
     return ops
 
 
+_OBJECT_META = {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
+
+
+def crd_schema(resources: list[dict], obj: Any) -> dict | None:
+    """The structural schema of a custom resource from a CustomResourceDefinition among resources.
+
+    The API server's type converter knows metadata as ObjectMeta for every kind, so it is added
+    when the CRD schema leaves it open.
+    """
+    if not isinstance(obj, dict):
+        return None
+    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+    kind = obj.get("kind")
+    for crd in resources:
+        if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":
+            continue
+        spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
+        names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+        if spec.get("group") != group or names.get("kind") != kind:
+            continue
+        versions = spec.get("versions") if isinstance(spec.get("versions"), list) else []
+        for entry in versions:
+            if not isinstance(entry, dict) or entry.get("name") != version:
+                continue
+            schema = (entry.get("schema") or {}).get("openAPIV3Schema")
+            if not isinstance(schema, dict):
+                return None
+            schema = dict(schema)
+            properties = dict(schema.get("properties") or {})
+            meta = properties.get("metadata")
+            if not isinstance(meta, dict) or "properties" not in meta:
+                properties["metadata"] = _OBJECT_META
+            properties.setdefault("apiVersion", {"type": "string"})
+            properties.setdefault("kind", {"type": "string"})
+            schema["properties"] = properties
+            return schema
+    return None
+
+
 def apply_mutation(
-    kind: str, value: Any, current: dict, old_object: Any, version: str
+    kind: str, value: Any, current: dict, version: str, schema: dict | None = None
 ) -> tuple[dict, str]:
-    """Apply one mutation's evaluated value to the current object: (new object, error text)."""
+    """Apply one mutation's evaluated value to the current object: (new object, error text).
+
+    `schema` is a custom resource's schema (crd_schema); built-in kinds use their OpenAPI schema.
+    """
     if kind == "JSONPatch":
         try:
             ops = patch_ops(value)
@@ -57,6 +99,8 @@ def apply_mutation(
             return current, ""
         except JSONPatchError as exc:
             return current, f"JSON Patch: {exc}"
+        if schema is not None:
+            return patched, ""  # custom resources stay unstructured: no strict typed decoding
         try:
             return strict_decode(patched, k8s_version=version), ""
         except DecodeError as exc:
@@ -64,6 +108,6 @@ def apply_mutation(
             # aborts the whole request whatever the failurePolicy.
             return current, f"{INTERNAL_PREFIX}{exc}"
     try:
-        return apply_configuration(current, value, k8s_version=version), ""
+        return apply_configuration(current, value, k8s_version=version, schema=schema), ""
     except ApplyError as exc:
         return current, str(exc)

@@ -292,3 +292,88 @@ def test_object_type_names_must_follow_the_field_path():
         'policy "mutate" denied request: type mismatch: unexpected type name "Object.metadatax", '
         'expected "Object.metadata", which matches field name path from root Object type'
     )
+
+
+WIDGET_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {
+        "group": "example.com",
+        "names": {"kind": "Widget", "plural": "widgets"},
+        "scope": "Namespaced",
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {
+                            "spec": {
+                                "type": "object",
+                                "properties": {
+                                    "parts": {
+                                        "type": "array",
+                                        "x-kubernetes-list-type": "map",
+                                        "x-kubernetes-list-map-keys": ["name"],
+                                        "items": {
+                                            "type": "object",
+                                            "properties": {
+                                                "name": {"type": "string"},
+                                                "size": {"type": "integer"},
+                                            },
+                                        },
+                                    },
+                                    "tags": {"type": "array", "items": {"type": "string"}},
+                                },
+                            }
+                        },
+                    }
+                },
+            }
+        ],
+    },
+}
+WIDGET_RULES = {
+    "resourceRules": [
+        {
+            "apiGroups": ["example.com"],
+            "apiVersions": ["v1"],
+            "operations": ["CREATE"],
+            "resources": ["widgets"],
+        }
+    ]
+}
+
+
+def widget():
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default", "labels": {"a": "1"}},
+        "spec": {"parts": [{"name": "x", "size": 1}]},
+    }
+
+
+def test_custom_resources_merge_with_their_crd_schema():
+    mutation = apply_config(
+        'Object{metadata: Object.metadata{labels: {"b": "2"}},'
+        ' spec: Object.spec{parts: [Object.spec.parts{name: "y", size: 2}]}}'
+    )
+    policy = map_policy(mutations=[mutation], matchConstraints=WIDGET_RULES)
+    result = run([policy], widget(), resources=[WIDGET_CRD])
+    assert result.object["spec"]["parts"] == [{"name": "x", "size": 1}, {"name": "y", "size": 2}]
+    assert result.object["metadata"]["labels"] == {"a": "1", "b": "2"}
+
+
+def test_crd_lists_without_a_list_type_are_atomic_and_unknown_fields_refused():
+    atomic = apply_config('Object{spec: Object.spec{tags: ["t"]}}')
+    policy = map_policy(mutations=[atomic], matchConstraints=WIDGET_RULES)
+    result = run([policy], widget(), resources=[WIDGET_CRD])
+    assert result.message.endswith("may not mutate atomic arrays, maps or structs: .spec.tags")
+    unknown = apply_config("Object{spec: Object.spec{color: 1}}")
+    policy = map_policy(mutations=[unknown], matchConstraints=WIDGET_RULES)
+    result = run([policy], widget(), resources=[WIDGET_CRD])
+    assert result.message.endswith(".spec.color: field not declared in schema")
