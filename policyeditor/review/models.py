@@ -186,6 +186,7 @@ class Action(models.TextChoices):
     DELETED = "deleted", "deleted the draft"
     MEMBER_ADDED = "member_added", "added a member"
     MEMBER_REMOVED = "member_removed", "removed a member"
+    TEAM_CHANGED = "team_changed", "changed the team's rules"
 
 
 class AppendOnlyQuerySet(models.QuerySet):

@@ -13,6 +13,7 @@ urlpatterns = [
     path("import/", cases.bundle_import, name="bundle_import"),
     path("teams/<int:pk>/", teams.team_detail, name="team"),
     path("teams/<int:pk>/members/", teams.team_member, name="team_member"),
+    path("teams/<int:pk>/rules/", teams.team_rules, name="team_rules"),
     path("drafts/<int:pk>/", revisions.draft_review, name="draft"),
     path("drafts/<int:pk>/team/", actions.assign_team, name="assign_team"),
     path("drafts/<int:pk>/request/", actions.request_review, name="request_review"),

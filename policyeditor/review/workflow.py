@@ -332,6 +332,22 @@ def remove_member(user, team: Team, member) -> None:
     )
 
 
+def set_required_approvals(user, team: Team, count) -> Team:
+    """Change how many approvals a review in `team` needs (1-10); team admins only."""
+    if not can_manage(user, team):
+        raise NotAllowed("Only team admins change the team's rules.")
+    try:
+        count = int(count)
+    except (TypeError, ValueError):
+        raise WorkflowError("Required approvals must be a number.") from None
+    if not 1 <= count <= 10:
+        raise WorkflowError("Required approvals must be between 1 and 10.")
+    team.required_approvals = count
+    team.save(update_fields=["required_approvals"])
+    audit.record(Action.TEAM_CHANGED, actor=user, team=team, detail={"required_approvals": count})
+    return team
+
+
 def waiting_reviews(user) -> QuerySet[Draft]:
     """Drafts in review that `user` can review and has not yet decided on (their latest revision)."""
     from policyeditor.review.permissions import visible_drafts

@@ -254,3 +254,9 @@ def test_a_viewer_sees_no_resolve_or_revoke_buttons_for_others_threads_and_links
     assert ">Resolve<" not in html and ">Revoke<" not in html
     html = as_user(alice).get(_page(draft, 1)).content.decode()
     assert ">Resolve<" in html and ">Revoke<" in html
+
+
+def test_the_team_page_changes_required_approvals_for_admins(team, dave, as_user):
+    as_user(dave).post(reverse("review:team_rules", args=[team.pk]), {"required_approvals": "3"})
+    team.refresh_from_db()
+    assert team.required_approvals == 3

@@ -245,3 +245,15 @@ def test_waiting_reviews_ignores_a_revision_whose_author_was_deleted(draft, alic
     workflow.request_review(alice, draft)
     ghost.delete()
     assert list(workflow.waiting_reviews(bob)) == [draft]
+
+
+def test_team_admins_set_the_number_of_required_approvals(team, alice, dave):
+    with pytest.raises(NotAllowed):
+        workflow.set_required_approvals(alice, team, 2)
+    with pytest.raises(WorkflowError, match="between 1 and 10"):
+        workflow.set_required_approvals(dave, team, 0)
+    with pytest.raises(WorkflowError, match="a number"):
+        workflow.set_required_approvals(dave, team, "two")
+    workflow.set_required_approvals(dave, team, "2")
+    team.refresh_from_db()
+    assert team.required_approvals == 2

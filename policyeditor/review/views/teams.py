@@ -59,3 +59,16 @@ def team_member(request: HttpRequest, pk: int) -> HttpResponse:
         success=f"{username} is now {role} of {team.name}.",
         back=back,
     )
+
+
+@require_POST
+def team_rules(request: HttpRequest, pk: int) -> HttpResponse:
+    """Change the number of approvals a review needs."""
+    team = _team_for(request.user, pk)
+    count = request.POST.get("required_approvals", "")
+    return perform(
+        request,
+        lambda: workflow.set_required_approvals(request.user, team, count),
+        success="Team rules saved.",
+        back=reverse("review:team", args=[team.pk]),
+    )
