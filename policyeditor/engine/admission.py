@@ -21,7 +21,7 @@ from policyeditor.engine.mutating import evaluate_mutations, text_diff
 from policyeditor.engine.params import MISSING
 from policyeditor.engine.policy_common import EvalContext, name_of, spec_of
 from policyeditor.engine.request import AdmissionRequest
-from policyeditor.engine.versions import DEFAULT_VERSION, normalize_version
+from policyeditor.engine.versions import DEFAULT_VERSION, normalize_version, served_api_versions
 
 __all__ = [
     "MISSING",
@@ -77,18 +77,32 @@ def _defaulted(doc: dict) -> dict:
     return doc
 
 
-def _classify(documents: list[dict]) -> tuple[dict[str, list[dict]], list[dict]]:
+def _classify(
+    documents: list[dict], version: str
+) -> tuple[dict[str, list[dict]], list[dict], list[str]]:
+    """Policies and bindings by kind (defaulted), other objects, and notes on unserved versions."""
     kinds: dict[str, list[dict]] = {k: [] for k in (*_POLICY_OF, *_POLICY_OF.values())}
     others: list[dict] = []
+    notes: list[str] = []
     for doc in documents:
         if not isinstance(doc, dict):
             continue
         kind = doc.get("kind")
-        if kind in kinds and str(doc.get("apiVersion", "")).startswith(_ADMISSION_GROUP):
+        api_version = str(doc.get("apiVersion", ""))
+        if kind in kinds and api_version.startswith(_ADMISSION_GROUP):
+            served = served_api_versions(str(kind), version)
+            if api_version.split("/", 1)[1] not in served:
+                # The cluster could not hold this object at all, so it cannot take part.
+                where = ", ".join(served) if served else "none"
+                notes.append(
+                    f"{kind} {name_of(doc)!r}: {api_version} is not served by Kubernetes "
+                    f"{version} (served: {where}); it is not evaluated"
+                )
+                continue
             kinds[kind].append(_defaulted(doc))
         else:
             others.append(doc)
-    return kinds, others
+    return kinds, others, notes
 
 
 def _pairs(
@@ -252,7 +266,7 @@ def _evaluate(
     binding: str | None,
     check_match: bool,
 ) -> EvaluationResult:
-    kinds, others = _classify(documents)
+    kinds, others, version_notes = _classify(documents, version)
     cluster = others + [r for r in resources if isinstance(r, dict)]
     cel_namespace, source, ns_error = _namespace_for_cel(request, namespace_object, cluster)
     ctx = EvalContext(
@@ -275,7 +289,7 @@ def _evaluate(
         policy,
         binding,
     )
-    notes = map_notes + vap_notes
+    notes = version_notes + map_notes + vap_notes
     all_policies = kinds["MutatingAdmissionPolicy"] + kinds["ValidatingAdmissionPolicy"]
     all_bindings = (
         kinds["MutatingAdmissionPolicyBinding"] + kinds["ValidatingAdmissionPolicyBinding"]
@@ -317,6 +331,8 @@ def _respond(
     annotations = validating.audit_annotations(outcomes)
     errors = [e for o in outcomes for e in o.errors]
     result = worst([o.result for o in outcomes])
+    if any("is not served by Kubernetes" in note for note in notes):
+        result = worst([result, "error"])  # a document of the input could not take part
     patch = jsonpatch.diff_patch(request.object, final_object) if request.object is not None else []
     diff = text_diff(request.object, final_object) if final_object != request.object else ""
     fatal = [d for d in denials if d.get("fatal")]

@@ -377,3 +377,17 @@ def test_crd_lists_without_a_list_type_are_atomic_and_unknown_fields_refused():
     policy = map_policy(mutations=[unknown], matchConstraints=WIDGET_RULES)
     result = run([policy], widget(), resources=[WIDGET_CRD])
     assert result.message.endswith(".spec.color: field not declared in schema")
+
+
+def test_a_policy_version_the_cluster_does_not_serve_is_not_evaluated():
+    policy = map_policy(mutations=[ADD_LABEL])
+    result = run([policy], configmap(), version="1.35")
+    assert result.result == "error" and result.allowed
+    assert result.object == configmap()
+    assert result.errors == [
+        "MutatingAdmissionPolicy 'mutate': admissionregistration.k8s.io/v1 is not served by "
+        "Kubernetes 1.35 (served: v1alpha1, v1beta1); it is not evaluated",
+        "no ValidatingAdmissionPolicy or MutatingAdmissionPolicy to evaluate",
+    ]
+    beta = dict(policy, apiVersion="admissionregistration.k8s.io/v1beta1")
+    assert run([beta], configmap(), version="1.35").object["metadata"]["labels"] == {"team": "a"}
