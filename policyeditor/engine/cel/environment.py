@@ -13,7 +13,7 @@ from google.protobuf import descriptor_pool
 from . import k8s_types, library_bridge
 from .features import FeatureSet
 from .model import Context, Declarations
-from .runtime_functions import helper_extension
+from .runtime_functions import check_only_declarations, helper_extension
 
 # Names the runtime binds instead of the typed variables: the checker sees the typed
 # declarations, the runtime only plain maps (see runtime_ast.py).
@@ -101,7 +101,11 @@ def shared_pool() -> Any:
 def _pool() -> Any:
     # One pool for everything: the libraries' opaque types and our typed admission variables.
     pool = library_bridge.descriptor_pool() or descriptor_pool.DescriptorPool()
-    for fdp in [*k8s_types.dependency_descriptors(), k8s_types.file_descriptor()]:
+    for fdp in [
+        *k8s_types.dependency_descriptors(),
+        k8s_types.file_descriptor(),
+        k8s_types.jsonpatch_descriptor(),
+    ]:
         try:
             pool.FindFileByName(fdp.name)
         except KeyError:
@@ -147,7 +151,7 @@ def get_environment(
     variables = declared_variables(context, declarations, authorizer)
     with _LOCK:
         config = cel.NewEnvConfigFromYaml(_config_yaml(features))
-        functions: list[Any] = []
+        functions: list[Any] = check_only_declarations()
         extensions = [helper_extension()]
         library_decls = library_bridge.declarations(feature_minor, mutating)
         if library_decls is not None:

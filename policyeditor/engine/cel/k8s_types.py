@@ -130,6 +130,33 @@ def file_descriptor() -> descriptor_pb2.FileDescriptorProto:
     return fdp
 
 
+JSONPATCH_TYPE = "JSONPatch"
+
+
+def jsonpatch_descriptor() -> descriptor_pb2.FileDescriptorProto:
+    """The MAP `JSONPatch` type (no package: Kubernetes names it plain `JSONPatch`).
+
+    Only the checker sees it (field types for `.op`, `.value`...); at runtime JSONPatch values
+    are plain maps so `value` keeps exact JSON types.
+    """
+    fdp = descriptor_pb2.FileDescriptorProto(
+        name="policyeditor_core/jsonpatch.proto", syntax="proto3"
+    )
+    fdp.dependency.append("google/protobuf/struct.proto")
+    message = fdp.message_type.add(name=JSONPATCH_TYPE)
+    for number, (field, type_name) in enumerate(
+        (
+            ("op", "string"),
+            ("path", "string"),
+            ("from", "string"),
+            ("value", ".google.protobuf.Value"),
+        ),
+        start=1,
+    ):
+        _add_field(message, field, type_name, False, number)
+    return fdp
+
+
 def dependency_descriptors() -> list[descriptor_pb2.FileDescriptorProto]:
     """Well-known type files the admission types depend on."""
     return [

@@ -9,7 +9,15 @@ from typing import Any
 from . import ast_pb, cost
 from .ast_walk import walk
 from .environment import MAP_ALIASES
-from .runtime_functions import COST_FN, FORMAT_FN, GO_ZERO_TIME_FN, MAP_INSERT_FN, VARIABLE_FN
+from .runtime_functions import (
+    COST_FN,
+    FORMAT_FN,
+    GO_ZERO_TIME_FN,
+    JSONPATCH_FN,
+    JSONPATCH_RUNTIME_FN,
+    MAP_INSERT_FN,
+    VARIABLE_FN,
+)
 
 
 @dataclass
@@ -68,6 +76,10 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
                     # An optional variable is resolved as [value] / []: index it back into an
                     # optional, since Python cannot hand optionals to the engine.
                     next_id = _optional_from_list(out, node, next_id)
+        elif kind == "call_expr" and node.call_expr.function == JSONPATCH_FN:
+            node.call_expr.function = JSONPATCH_RUNTIME_FN
+            del out.reference_map[node.id]
+            out.reference_map[node.id].overload_id.append(f"{JSONPATCH_RUNTIME_FN}_map")
         elif kind == "call_expr" and node.call_expr.function == "cel.@mapInsert":
             node.call_expr.function = MAP_INSERT_FN
             arity = len(node.call_expr.args)

@@ -15,7 +15,8 @@ TYPE_KEY = "@policyeditor/construction-type"
 
 VARIABLE_FN = "__k8s_variable"
 OBJECT_FN = "__k8s_object"
-JSONPATCH_FN = "__k8s_jsonpatch"
+JSONPATCH_FN = "__k8s_jsonpatch"  # type checking: returns the JSONPatch type
+JSONPATCH_RUNTIME_FN = "__k8s_jsonpatch_value"  # what runs: returns the plain map
 MAP_INSERT_FN = "__k8s_map_insert"
 COST_FN = "__k8s_cost"
 GO_ZERO_TIME_FN = "__k8s_go_zero_time"
@@ -136,6 +137,23 @@ def _format(fmt: str, args: list) -> str:
     return format_string(fmt, args)
 
 
+def check_only_declarations() -> list[cel.FunctionDecl]:
+    """Declarations that only the type checker sees (the runtime AST calls others instead).
+
+    They go through NewEnv(functions=...): only that path keeps declared result types (the
+    extension path checks every result as dyn).
+    """
+    string_map = cel.Type.Map(cel.Type.STRING, cel.Type.DYN)
+    return [
+        cel.FunctionDecl(
+            JSONPATCH_FN,
+            # Checked as the JSONPatch message type (k8s_types.py) so list(JSONPatch) is inferred
+            # through macros and fields type-check; JSONPATCH_RUNTIME_FN runs and returns a map.
+            [cel.Overload(f"{JSONPATCH_FN}_map", cel.Type("JSONPatch"), [string_map])],
+        )
+    ]
+
+
 def helper_extension() -> cel.CelExtension:
     """The helpers as an extension: only that path dispatches dyn parameters at runtime."""
     return cel.CelExtension("policyeditor.helpers", helper_declarations())
@@ -160,7 +178,8 @@ def helper_declarations() -> list[cel.FunctionDecl]:
             ],
         ),
         cel.FunctionDecl(
-            JSONPATCH_FN, [cel.Overload(f"{JSONPATCH_FN}_map", dyn, [string_map], impl=_jsonpatch)]
+            JSONPATCH_RUNTIME_FN,
+            [cel.Overload(f"{JSONPATCH_RUNTIME_FN}_map", dyn, [string_map], impl=_jsonpatch)],
         ),
         cel.FunctionDecl(
             MAP_INSERT_FN,

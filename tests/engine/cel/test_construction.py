@@ -89,3 +89,23 @@ def test_construction_errors_point_at_the_original_text():
     (issue,) = compiled.errors
     assert issue.message.startswith("undeclared reference to 'nope'")
     assert issue.column == 36
+
+
+def test_json_patch_lists_built_by_macros_are_typed_list_of_json_patch():
+    compiled, result = mutation(
+        "object.spec.template.spec.containers.map(c, "
+        "JSONPatch{op: 'add', path: '/metadata/labels/' + c.name, value: 'x'})"
+    )
+    assert compiled.output_type == "list(JSONPatch)"
+    assert result.value == [{"op": "add", "path": "/metadata/labels/a", "value": "x"}]
+    empty, _ = mutation("object.spec.replicas > 5 ? [JSONPatch{op: 'remove', path: '/x'}] : []")
+    assert empty.output_type == "list(JSONPatch)"
+
+
+def test_json_patch_fields_can_be_read_back():
+    _, result = mutation("JSONPatch{op: 'add', path: '/x', value: 3}.value + 1")
+    assert result.value == 4
+    compiled, _ = mutation("JSONPatch{op: 'add', path: '/x'}.op == 1")
+    assert (
+        "found no matching overload for '_==_' applied to '(string, int)'" in compiled.error_text()
+    )
