@@ -37,6 +37,7 @@ from .validation_mutating import validate_map_spec
 from .validation_policy import validate_vap_spec
 from .validation_rules import validate_map_binding_spec, validate_vap_binding_spec
 from .validation_schema import decode
+from .validation_typecheck import type_check_warnings
 from .versions import (
     DEFAULT_VERSION,
     GROUP,
@@ -103,7 +104,7 @@ def _check_type(doc: Any, version: str) -> tuple[list[FieldError], str | None, s
 
 
 def _spec_errors(
-    kind: str, value: dict, version: str, old_value: dict | None
+    kind: str, value: dict, version: str, old_value: dict | None, type_check: bool = False
 ) -> tuple[list[FieldError], list[FieldError]]:
     """Metadata and spec validation of a decoded (and maybe defaulted) object; also warnings."""
     meta = value.get("metadata") or {}
@@ -131,6 +132,9 @@ def _spec_errors(
             errors.extend(
                 validate_vap_spec(spec, name, "spec", checker, skip_match_conditions=skip)
             )
+            declarations = checker.declarations() if type_check else None
+            if declarations is not None:
+                checker.warnings.extend(type_check_warnings(spec, version, declarations))
         return errors, checker.warnings
     if kind == "ValidatingAdmissionPolicyBinding":
         errors.extend(validate_vap_binding_spec(spec, "spec"))
@@ -160,7 +164,7 @@ def _deprecation(kind: str, api_version: str, version: str) -> FieldError | None
 
 
 def _validate(
-    doc: Any, version: str, old: Any, default: bool
+    doc: Any, version: str, old: Any, default: bool, type_check: bool = False
 ) -> tuple[list[FieldError], list[FieldError]]:
     if not isinstance(doc, dict):
         return [FieldError("", f"expected an object (a mapping), got {type(doc).__name__}")], []
@@ -190,7 +194,7 @@ def _validate(
                 old, kind, str(old.get("apiVersion") or api_version), version
             ).value
             old_value = default_in_place(old_decoded) if default else old_decoded
-    spec_errors, cel_warnings = _spec_errors(kind, value, version, old_value)
+    spec_errors, cel_warnings = _spec_errors(kind, value, version, old_value, type_check)
     return errors + spec_errors, warnings + cel_warnings
 
 
@@ -207,9 +211,9 @@ def validate_document(
 def warnings_for(
     doc: dict, *, version: str = DEFAULT_VERSION, old: dict | None = None
 ) -> list[FieldError]:
-    """Non-blocking findings: deprecated API versions and CEL type-check/cost warnings."""
+    """Non-blocking findings: deprecated API versions, CEL warnings, VAP type-check warnings."""
     try:
-        return _validate(doc, version, old, True)[1]
+        return _validate(doc, version, old, True, type_check=True)[1]
     except Exception:
         return []
 

@@ -111,6 +111,11 @@ class CelChecker:
             variable_types=types,
         )
 
+    def declarations(self) -> Any:
+        """The declarations a validation expression sees now (None without the CEL package)."""
+        cel = _cel()
+        return None if cel is None else self._declarations(cel, True, "validation")
+
     def check(
         self,
         source: str,
