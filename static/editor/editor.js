@@ -64,6 +64,17 @@
 
   form.addEventListener("input", () => { dirty = true; });
 
+  // Renaming the policy renames it in the bindings that pointed at the old name.
+  const policyNameInput = () => form.querySelector('.document:first-of-type input[name$=".metadata.name"]');
+  let policyName = policyNameInput()?.value || "";
+  form.addEventListener("input", (e) => {
+    if (e.target !== policyNameInput()) return;
+    form.querySelectorAll('input[name$=".spec.policyName"]').forEach((input) => {
+      if (input.value === policyName) input.value = e.target.value;
+    });
+    policyName = e.target.value;
+  });
+
   // --- CEL fields: line numbers and auto-height --------------------------------
   const syncGutter = (area) => {
     const gutter = area.closest(".cel-editor")?.querySelector(".cel-gutter");

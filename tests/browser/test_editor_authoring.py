@@ -148,3 +148,11 @@ def test_on_a_narrow_screen_the_preview_is_a_tab_in_place_of_the_form(alice_page
     _shot(page, "editor-narrow-preview")
     page.get_by_role("button", name="Form", exact=True).click()
     expect(page.locator("#documents")).to_be_visible()
+
+
+def test_renaming_the_policy_renames_it_in_its_binding(alice_page):
+    page = alice_page
+    _new_vap(page, "before.example.com")
+    page.locator('details[data-section="basics"]').get_by_label("Name").fill("after.example.com")
+    expect(page.get_by_label("Policy name")).to_have_value("after.example.com")
+    expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")

@@ -244,3 +244,32 @@ def test_export_raw_is_inline_and_a_bad_part_is_400(alice_client, replica_draft)
     url = reverse("editor:draft_export", args=[replica_draft.pk])
     assert "Content-Disposition" not in alice_client.get(url, {"raw": "1"})
     assert alice_client.get(url, {"part": "secrets"}).status_code == 400
+
+
+def test_the_export_menu_shows_a_curl_line_with_the_token_authenticated_raw_url(
+    alice_client, replica_draft
+):
+    html = alice_client.get(replica_draft.get_absolute_url()).content.decode()
+    assert 'curl -fsS -H "Authorization: Token $TOKEN" http://testserver/api/v1/drafts/' in html
+    assert f"/api/v1/drafts/{replica_draft.pk}/export.yaml | kubectl apply -f -" in html
+
+
+def test_a_read_only_viewer_sees_the_draft_but_cannot_save(client, bob, replica_draft):
+    from policyeditor.editor import access
+
+    if access._review_permissions() is None:
+        pytest.skip("team roles come from the review app")
+    from policyeditor.review.models import DraftWorkflow, Membership, Team
+
+    team = Team.objects.create(name="platform")
+    Membership.objects.create(team=team, user=replica_draft.owner, role="admin")
+    Membership.objects.create(team=team, user=bob, role="viewer")
+    DraftWorkflow.objects.create(draft=replica_draft, team=team)
+    client.force_login(bob)
+    page = client.get(replica_draft.get_absolute_url())
+    assert page.status_code == 200
+    assert b"your role does not let you save it" in page.content
+    data = form_data(page.content.decode())
+    response = client.post(reverse("editor:draft_save", args=[replica_draft.pk]), postable(data))
+    assert response.status_code == 403
+    assert Draft.objects.get(pk=replica_draft.pk).revision == 1

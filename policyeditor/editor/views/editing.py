@@ -6,6 +6,7 @@ import json
 
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
+from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from policyeditor.editor import live
@@ -80,11 +81,22 @@ def _page_context(draft: Draft, documents: list[dict], version: str) -> dict:
     }
 
 
+def _export_urls(request: HttpRequest, draft: Draft) -> dict:
+    """The token-authenticated raw YAML URL (the API's, when installed) and the tokens page."""
+    try:
+        raw = reverse("api:draft_export", args=[draft.pk])
+        tokens = reverse("api:tokens")
+    except NoReverseMatch:
+        raw, tokens = reverse("editor:draft_export", args=[draft.pk]) + "?raw=1", "#"
+    return {"raw_url": request.build_absolute_uri(raw), "tokens_url": tokens}
+
+
 def draft_edit(request: HttpRequest, pk: int) -> HttpResponse:
     """The editor page for one draft."""
     draft = get_draft_for(request.user, pk)
     context = _page_context(draft, draft.documents, draft.kubernetes_version)
     context["can_edit"] = can_edit(request.user, draft)
+    context.update(_export_urls(request, draft))
     return render(request, "editor/draft_edit.html", context)
 
 
@@ -208,7 +220,7 @@ def draft_save(request: HttpRequest, pk: int) -> HttpResponse:
         if context["saved"]:
             return redirect(draft)
         page = _page_context(draft, parsed.documents, version)
-        page.update(context, can_edit=True)
+        page.update(context, can_edit=True, **_export_urls(request, draft))
         return render(request, "editor/draft_edit.html", page, status=status)
     response = render(request, "editor/save_status.html", context, status=status)
     if context["saved"]:
