@@ -6,7 +6,7 @@ import pytest
 
 from policyeditor.editor.models import Status
 from policyeditor.editor.services import create_draft
-from policyeditor.review import workflow
+from policyeditor.review import teams, workflow
 from policyeditor.review.models import Action, AuditEvent, Decision
 from policyeditor.review.workflow import NotAllowed, WorkflowError
 from tests.review.conftest import edit
@@ -208,14 +208,14 @@ def test_exporting_before_any_approval_says_so(draft, alice):
 def test_members_are_managed_by_admins_and_the_last_admin_stays(team, alice, dave, make_user):
     newbie = make_user("newbie")
     with pytest.raises(NotAllowed):
-        workflow.add_member(alice, team, newbie, "viewer")
-    workflow.add_member(dave, team, newbie, "author")
+        teams.add_member(alice, team, newbie, "viewer")
+    teams.add_member(dave, team, newbie, "author")
     assert team.memberships.get(user=newbie).role == "author"
     with pytest.raises(WorkflowError, match="Unknown role"):
-        workflow.add_member(dave, team, newbie, "owner")
+        teams.add_member(dave, team, newbie, "owner")
     with pytest.raises(WorkflowError, match="at least one admin"):
-        workflow.remove_member(dave, team, dave)
-    workflow.remove_member(dave, team, newbie)
+        teams.remove_member(dave, team, dave)
+    teams.remove_member(dave, team, newbie)
     assert not team.memberships.filter(user=newbie).exists()
 
 
@@ -249,11 +249,11 @@ def test_waiting_reviews_ignores_a_revision_whose_author_was_deleted(draft, alic
 
 def test_team_admins_set_the_number_of_required_approvals(team, alice, dave):
     with pytest.raises(NotAllowed):
-        workflow.set_required_approvals(alice, team, 2)
+        teams.set_required_approvals(alice, team, 2)
     with pytest.raises(WorkflowError, match="between 1 and 10"):
-        workflow.set_required_approvals(dave, team, 0)
+        teams.set_required_approvals(dave, team, 0)
     with pytest.raises(WorkflowError, match="a number"):
-        workflow.set_required_approvals(dave, team, "two")
-    workflow.set_required_approvals(dave, team, "2")
+        teams.set_required_approvals(dave, team, "two")
+    teams.set_required_approvals(dave, team, "2")
     team.refresh_from_db()
     assert team.required_approvals == 2

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from policyeditor.review import workflow
+from policyeditor.review import teams
 from policyeditor.review.models import Role, Team
 from policyeditor.review.permissions import can_manage, teams_of
 from policyeditor.review.views.common import perform
@@ -48,14 +48,14 @@ def team_member(request: HttpRequest, pk: int) -> HttpResponse:
     if request.POST.get("action") == "remove":
         return perform(
             request,
-            lambda: workflow.remove_member(request.user, team, member),
+            lambda: teams.remove_member(request.user, team, member),
             success=f"{username} removed.",
             back=back,
         )
     role = request.POST.get("role", "")
     return perform(
         request,
-        lambda: workflow.add_member(request.user, team, member, role),
+        lambda: teams.add_member(request.user, team, member, role),
         success=f"{username} is now {role} of {team.name}.",
         back=back,
     )
@@ -68,7 +68,7 @@ def team_rules(request: HttpRequest, pk: int) -> HttpResponse:
     count = request.POST.get("required_approvals", "")
     return perform(
         request,
-        lambda: workflow.set_required_approvals(request.user, team, count),
+        lambda: teams.set_required_approvals(request.user, team, count),
         success="Team rules saved.",
         back=reverse("review:team", args=[team.pk]),
     )
