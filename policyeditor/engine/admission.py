@@ -79,30 +79,47 @@ def _defaulted(doc: dict) -> dict:
 
 def _classify(
     documents: list[dict], version: str
-) -> tuple[dict[str, list[dict]], list[dict], list[str]]:
-    """Policies and bindings by kind (defaulted), other objects, and notes on unserved versions."""
+) -> tuple[dict[str, list[dict]], list[dict], list[dict]]:
+    """Policies and bindings by kind (defaulted), other objects, and policy documents in API
+    versions the chosen Kubernetes does not serve (the cluster could not hold them)."""
     kinds: dict[str, list[dict]] = {k: [] for k in (*_POLICY_OF, *_POLICY_OF.values())}
     others: list[dict] = []
-    notes: list[str] = []
+    unserved: list[dict] = []
     for doc in documents:
         if not isinstance(doc, dict):
             continue
         kind = doc.get("kind")
         api_version = str(doc.get("apiVersion", ""))
         if kind in kinds and api_version.startswith(_ADMISSION_GROUP):
-            served = served_api_versions(str(kind), version)
-            if api_version.split("/", 1)[1] not in served:
-                # The cluster could not hold this object at all, so it cannot take part.
-                where = ", ".join(served) if served else "none"
-                notes.append(
-                    f"{kind} {name_of(doc)!r}: {api_version} is not served by Kubernetes "
-                    f"{version} (served: {where}); it is not evaluated"
-                )
+            if api_version.split("/", 1)[1] not in served_api_versions(str(kind), version):
+                unserved.append(doc)
                 continue
             kinds[kind].append(_defaulted(doc))
         else:
             others.append(doc)
-    return kinds, others, notes
+    return kinds, others, unserved
+
+
+def _unserved_notes(
+    unserved: list[dict], version: str, policy: str | None, binding: str | None
+) -> list[str]:
+    """Notes for the unserved documents the policy/binding filters would have selected."""
+    notes = []
+    for doc in unserved:
+        name = name_of(doc)
+        target = (
+            str(spec_of(doc).get("policyName") or "") if doc.get("kind") in _POLICY_OF else name
+        )
+        if policy is not None and target != policy:
+            continue
+        if binding is not None and doc.get("kind") in _POLICY_OF and name != binding:
+            continue
+        served = served_api_versions(str(doc.get("kind")), version)
+        notes.append(
+            f"{doc.get('kind')} {name!r}: {doc.get('apiVersion')} is not served by Kubernetes "
+            f"{version} (served: {', '.join(served) if served else 'none'}); it is not evaluated"
+        )
+    return notes
 
 
 def _pairs(
@@ -266,7 +283,8 @@ def _evaluate(
     binding: str | None,
     check_match: bool,
 ) -> EvaluationResult:
-    kinds, others, version_notes = _classify(documents, version)
+    kinds, others, unserved = _classify(documents, version)
+    version_notes = _unserved_notes(unserved, version, policy, binding)
     cluster = others + [r for r in resources if isinstance(r, dict)]
     cel_namespace, source, ns_error = _namespace_for_cel(request, namespace_object, cluster)
     ctx = EvalContext(

@@ -704,3 +704,14 @@ def test_an_explicit_namespace_object_is_the_request_namespace():
     }
     validations = [{"expression": "namespaceObject.metadata.name == 'given'"}]
     assert run([vap(validations=validations)], deployment(1), namespace_object=ns).allowed
+
+
+def test_unserved_documents_outside_the_policy_filter_do_not_matter():
+    map_v1 = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "MutatingAdmissionPolicy",
+        "metadata": {"name": "other"},
+        "spec": {},
+    }
+    result = run([vap(validations=MAX5), map_v1], deployment(6), version="1.34", policy="limit")
+    assert result.result == "deny" and result.errors == []
