@@ -527,3 +527,35 @@ def test_integers_must_fit_their_go_type():
     assert _rendered(_with(VAP, "metadata.generation", 3.5))[0].startswith(
         "metadata.generation: json: cannot unmarshal number 3.5 into Go struct field"
     )
+
+
+def test_resource_wildcard_checks_scan_in_order_like_go():
+    def resources_errors(resources):
+        doc = _with(
+            VAP,
+            "spec.matchConstraints.resourceRules",
+            [
+                {
+                    "apiGroups": ["a"],
+                    "apiVersions": ["v1"],
+                    "operations": ["CREATE"],
+                    "resources": resources,
+                }
+            ],
+        )
+        return _rendered(doc)
+
+    assert resources_errors(["*", "a"]) == [
+        'spec.matchConstraints.resourceRules[0].resources: Invalid value: ["*","a"]: if \'*\' is present, '
+        "must not specify other resources without subresources"
+    ]
+    # Go assigns the "plain resource seen" flag instead of OR-ing it: a trailing "*" clears it.
+    assert resources_errors(["a", "*"]) == []
+    assert resources_errors(["a/x", "a/*"]) == []  # the a/* check only looks at later entries
+    assert resources_errors(["a/*", "a/x"]) == [
+        "spec.matchConstraints.resourceRules[0].resources[1]: Invalid value: \"a/x\": if 'a/*' is present, "
+        "must not specify a/x"
+    ]
+    assert resources_errors(["", "b"]) == [
+        "spec.matchConstraints.resourceRules[0].resources[0]: Required value"
+    ]
