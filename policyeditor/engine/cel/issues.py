@@ -71,7 +71,7 @@ def line_column_to_offset(source: str, line: int, column: int) -> int:
     return start + column - 1
 
 
-_ISSUE_HEAD = re.compile(r"ERROR: <input>:(\d+):(\d+): ")
+_ISSUE_HEAD = re.compile(r"ERROR: <input>:(-?\d+):(-?\d+): ")
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 
@@ -87,7 +87,12 @@ def parse_engine_issues(text: str) -> list[tuple[int, int, str]]:
         end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
         body = text[head.end() : end]
         message = body.split("\n |", 1)[0].strip()
-        found.append((int(head.group(1)), int(head.group(2)), message))
+        line, column = int(head.group(1)), int(head.group(2))
+        if line < 1:
+            line = column = 0  # the engine gives -1:-1 for problems without a position
+        entry = (line, column, message)
+        if entry not in found:
+            found.append(entry)
     return found
 
 
@@ -96,7 +101,17 @@ _COMPILE_REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(r"^undefined field '([^']*)' not found in struct '[^']*'$"),
         r"undefined field '\1'",
     ),
-    (re.compile(r"^Exceeded max recursion depth.*$"), "expression recursion limit exceeded"),
+    # cel-expr-python's parser nests at most 32 levels (cel-go allows 250): an engine limit.
+    (
+        re.compile(r"^Exceeded max recursion depth of (\d+) when parsing\.?$"),
+        r"expression nests more than \1 levels: a limit of the CEL engine used by policyeditor "
+        r"(cel-expr-python), not of Kubernetes",
+    ),
+    (
+        re.compile(r"^Expression recursion limit exceeded\. limit: (\d+)$"),
+        r"expression nests more than \1 levels: a limit of the CEL engine used by policyeditor "
+        r"(cel-expr-python), not of Kubernetes",
+    ),
 )
 
 

@@ -121,3 +121,10 @@ def test_homogeneous_aggregate_literals_are_enforced():
 def test_a_dyn_element_widens_the_literal_type_as_cel_go_joins_types():
     assert not compile_errors("[1, dyn(2), 'a']")
     assert not compile_errors("{'a': 1, 'b': dyn(2), 'c': 'x'}")
+
+
+def test_the_engine_nesting_limit_is_reported_as_an_engine_limit():
+    (issue,) = compile_errors(" + ".join(["1"] * 60))
+    assert issue.line is None
+    assert "not of Kubernetes" in issue.message
+    assert not compile_errors(" && ".join(f"object.a{i} == 1" for i in range(60)))
