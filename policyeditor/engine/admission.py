@@ -376,7 +376,8 @@ def _respond(
         is_map = bool(first.get("mutating"))
         code = 403 if is_map else _REASON_CODES.get(reason, 422)
         return EvaluationResult(
-            result=result if result == "error" else "deny",
+            # The answer is an error when the denial that answers came from a failure.
+            result="error" if first.get("error") else "deny",
             allowed=False,
             status_code=code,
             reason=reason,

@@ -188,7 +188,13 @@ def run_invocation(
             outcome.errors.append(error)
             outcome.result, outcome.message = "error", error
             outcome.denials.append(
-                {"message": error, "reason": "InternalError", "fatal": True, "code": 500}
+                {
+                    "message": error,
+                    "reason": "InternalError",
+                    "fatal": True,
+                    "code": 500,
+                    "error": True,
+                }
             )
             return current, outcome
         if error:
@@ -224,7 +230,7 @@ def _record_error(
     full = deny_text(outcome.policy, outcome.binding, message)
     # MAP answers with the PolicyError text itself (no "<resource> is forbidden:" prefix); the
     # status reason is the error's (Invalid for mutations, Forbidden for configuration errors).
-    outcome.denials.append({"message": full, "reason": reason, "mutating": True})
+    outcome.denials.append({"message": full, "reason": reason, "mutating": True, "error": True})
     outcome.message = full
 
 

@@ -35,7 +35,7 @@ def namespace_not_found(outcome: PolicyOutcome, message: str) -> None:
     outcome.result = "error"
     outcome.errors.append(message)
     outcome.message = message
-    outcome.denials.append({"message": message, "reason": "NotFound", "fatal": True})
+    outcome.denials.append({"message": message, "reason": "NotFound", "fatal": True, "error": True})
 
 
 def as_list(value: Any) -> list:

@@ -224,12 +224,8 @@ def evaluate_policy(
     if failure_policy not in ("Fail", "Ignore"):
         base.result = "error"
         base.errors.append(f"unrecognized failure policy: '{failure_policy}'")
-        base.denials.append(
-            {
-                "message": f"unrecognized failure policy: '{failure_policy}'",
-                "reason": "InternalError",
-            }
-        )
+        text = deny_text(name, None, f"unrecognized failure policy: '{failure_policy}'")
+        base.denials.append({"message": text, "reason": "Invalid", "error": True})
         base.message = base.denials[0]["message"]
         return [base]
     if ctx.check_match:

@@ -47,7 +47,7 @@ def config_error(outcome: PolicyOutcome, message: str, *, binding_level: bool) -
         return
     outcome.result = "error"
     full = deny_text(outcome.policy, outcome.binding if binding_level else None, text)
-    outcome.denials.append({"message": full, "reason": "Invalid"})
+    outcome.denials.append({"message": full, "reason": "Invalid", "error": True})
     outcome.message = full
 
 
@@ -61,7 +61,13 @@ def apply_actions(outcome: PolicyOutcome, decisions: list[Decision], audits: lis
         for action in outcome.actions:
             if action == "Deny":
                 full = deny_text(outcome.policy, outcome.binding, decision.message)
-                outcome.denials.append({"message": full, "reason": decision.reason or "Invalid"})
+                outcome.denials.append(
+                    {
+                        "message": full,
+                        "reason": decision.reason or "Invalid",
+                        "error": decision.evaluation == "error",
+                    }
+                )
                 if not outcome.message:
                     outcome.message = full
                 results.append("deny")
@@ -90,7 +96,7 @@ def apply_actions(outcome: PolicyOutcome, decisions: list[Decision], audits: lis
             outcome.errors.append(value)
             if outcome.failure_policy != "Ignore":
                 full = deny_text(outcome.policy, outcome.binding, value)
-                outcome.denials.append({"message": full, "reason": "Invalid"})
+                outcome.denials.append({"message": full, "reason": "Invalid", "error": True})
                 if not outcome.message:
                     outcome.message = full
                 results.append("deny")

@@ -715,3 +715,12 @@ def test_unserved_documents_outside_the_policy_filter_do_not_matter():
     }
     result = run([vap(validations=MAX5), map_v1], deployment(6), version="1.34", policy="limit")
     assert result.result == "deny" and result.errors == []
+
+
+def test_a_denial_answers_deny_even_when_another_policy_errored_under_ignore():
+    broken = vap(
+        "broken", validations=[{"expression": "object.spec.nope == 1"}], failurePolicy="Ignore"
+    )
+    result = run([broken, vap(validations=MAX5)], deployment(6))
+    assert (result.result, result.allowed) == ("deny", False)
+    assert [p.result for p in result.policies] == ["error", "deny"]
