@@ -163,6 +163,25 @@ def _deprecation(kind: str, api_version: str, version: str) -> FieldError | None
     return FieldError("apiVersion", text)
 
 
+def _enablement(kind: str, api_version: str, version: str) -> FieldError | None:
+    """Serving a pre-GA API version takes cluster flags: say which (KUBERNETES.md 1)."""
+    group, _, served_version = api_version.rpartition("/")
+    if group != GROUP or served_version not in served_api_versions(kind, version):
+        return None
+    flags = []
+    if kind in MUTATING_KINDS and minor(version) < 36:
+        flags.append("the MutatingAdmissionPolicy feature gate (off by default)")
+    if served_version != "v1":
+        # Beta APIs added after 1.24, and every alpha API, are not served by default.
+        flags.append(f"--runtime-config={GROUP}/{served_version}=true")
+    if not flags:
+        return None
+    return FieldError(
+        "apiVersion",
+        f"{api_version} {kind} is served by Kubernetes {version} only with " + " and ".join(flags),
+    )
+
+
 def _validate(
     doc: Any, version: str, old: Any, default: bool, type_check: bool = False
 ) -> tuple[list[FieldError], list[FieldError]]:
@@ -176,9 +195,9 @@ def _validate(
     if kind is None:
         return errors, []
     warnings: list[FieldError] = []
-    deprecation = _deprecation(kind, api_version, version)
-    if deprecation is not None:
-        warnings.append(deprecation)
+    for note in (_deprecation(kind, api_version, version), _enablement(kind, api_version, version)):
+        if note is not None:
+            warnings.append(note)
     decoded = decode(doc, kind, api_version, version)
     if decoded.type_errors:
         # The API server cannot decode the body, so it never gets to validate it.

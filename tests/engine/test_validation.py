@@ -425,7 +425,7 @@ def test_deprecated_api_versions_warn():
         "apiVersion: admissionregistration.k8s.io/v1beta1 ValidatingAdmissionPolicy is deprecated in "
         "v1.31+, unavailable in v1.34+; use admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy"
     ]
-    assert not [w for w in warnings_for(beta, version="1.30") if w.path == "apiVersion"]
+    assert not [w for w in warnings_for(beta, version="1.30") if "deprecated" in w.message]
     assert not [w for w in warnings_for(VAP, version="1.37") if w.path == "apiVersion"]
 
 
@@ -558,4 +558,20 @@ def test_resource_wildcard_checks_scan_in_order_like_go():
     ]
     assert resources_errors(["", "b"]) == [
         "spec.matchConstraints.resourceRules[0].resources[0]: Required value"
+    ]
+
+
+def test_pre_ga_api_versions_say_which_cluster_flags_serve_them():
+    notes = [str(w) for w in warnings_for(MAP, version="1.34") if w.path == "apiVersion"]
+    assert notes == [
+        "apiVersion: admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicy is served by Kubernetes "
+        "1.34 only with the MutatingAdmissionPolicy feature gate (off by default) and "
+        "--runtime-config=admissionregistration.k8s.io/v1alpha1=true"
+    ]
+    ga = _with(MAP, "apiVersion", "admissionregistration.k8s.io/v1")
+    assert not [w for w in warnings_for(ga, version="1.36") if w.path == "apiVersion"]
+    beta = _with(VAP, "apiVersion", "admissionregistration.k8s.io/v1beta1")
+    assert [str(w) for w in warnings_for(beta, version="1.30") if w.path == "apiVersion"] == [
+        "apiVersion: admissionregistration.k8s.io/v1beta1 ValidatingAdmissionPolicy is served by Kubernetes "
+        "1.30 only with --runtime-config=admissionregistration.k8s.io/v1beta1=true"
     ]
