@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..versions import KUBERNETES_VERSIONS, minor, normalize_version
+from ..versions import minor, normalize_version
 from .model import EnvType
 
 # First Kubernetes minor that enables each cel-go feature this package implements itself.
@@ -58,8 +58,3 @@ def feature_minor(version: str, env_type: EnvType) -> int:
 def required_version(minor_number: int) -> str:
     """ "1.NN" for a minor number."""
     return f"1.{minor_number}"
-
-
-def newest_minor() -> int:
-    """The newest minor we target."""
-    return minor(KUBERNETES_VERSIONS[-1])
