@@ -221,10 +221,20 @@ class AdmissionRequest:
         return bool(self.namespace)
 
     def with_match(self, kind: dict, resource: dict) -> AdmissionRequest:
-        """A copy seen through an equivalent matched kind/resource (matchPolicy Equivalent)."""
+        """A copy seen through an equivalent matched kind/resource (matchPolicy Equivalent).
+
+        The API server converts object and oldObject to the matched version; only the
+        apiVersion is rewritten here (field-level conversions between versions are not modelled).
+        """
         twin = copy.copy(self)
         twin.kind = dict(kind)
         twin.resource = dict(resource)
+        group, version = kind.get("group", ""), kind.get("version", "")
+        api_version = f"{group}/{version}" if group else version
+        for attr in ("object", "old_object"):
+            obj = getattr(self, attr)
+            if isinstance(obj, dict) and obj.get("kind") == kind.get("kind"):
+                setattr(twin, attr, {**obj, "apiVersion": api_version})
         return twin
 
     def to_cel(self) -> dict:

@@ -594,7 +594,7 @@ def test_an_equivalent_match_reports_the_matched_kind_to_cel():
     validations = [
         {
             "expression": "request.kind.group == 'extensions' && request.requestKind.group == 'apps'"
-            " && request.resource.version == 'v1beta1'"
+            " && request.resource.version == 'v1beta1' && object.apiVersion == 'extensions/v1beta1'"
         }
     ]
     result = run([vap(validations=validations, matchConstraints=rules)], deployment(1))
