@@ -1,4 +1,4 @@
-"""API-server validation: served versions, strict decoding, defaulting, update rules, limits."""
+"""API-server validation: served versions, strict decoding, defaulting, updates, bundles, warnings."""
 
 from __future__ import annotations
 
@@ -9,104 +9,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policyeditor.engine.errors import FieldError
-from policyeditor.engine.manifests import load_documents
 from policyeditor.engine.validation import (
     status_message,
     validate_document,
     validate_documents,
     warnings_for,
 )
-
-DOCS = load_documents(
-    """
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: demo-policy.example.com
-spec:
-  matchConstraints:
-    resourceRules:
-    - apiGroups:   ["apps"]
-      apiVersions: ["v1"]
-      operations:  ["CREATE", "UPDATE"]
-      resources:   ["deployments"]
-  validations:
-  - expression: "object.spec.replicas <= 5"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata:
-  name: demo-binding-test.example.com
-spec:
-  policyName: demo-policy.example.com
-  validationActions: [Deny]
-  matchResources:
-    namespaceSelector:
-      matchLabels:
-        environment: test
----
-apiVersion: admissionregistration.k8s.io/v1alpha1
-kind: MutatingAdmissionPolicy
-metadata:
-  name: sidecar-policy.example.com
-spec:
-  paramKind: {kind: Sidecar, apiVersion: mutations.example.com/v1}
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [""]
-      apiVersions: ["v1"]
-      operations: ["CREATE"]
-      resources: ["pods"]
-  matchConditions:
-  - name: does-not-already-have-sidecar
-    expression: "!object.spec.initContainers.exists(ic, ic.name == \\"mesh-proxy\\")"
-  failurePolicy: Fail
-  reinvocationPolicy: IfNeeded
-  mutations:
-  - patchType: "ApplyConfiguration"
-    applyConfiguration:
-      expression: >
-        Object{
-          spec: Object.spec{
-            initContainers: [
-              Object.spec.initContainers{
-                name: "mesh-proxy",
-                image: "mesh/proxy:v1.0.0"
-              }
-            ]
-          }
-        }
----
-apiVersion: admissionregistration.k8s.io/v1alpha1
-kind: MutatingAdmissionPolicyBinding
-metadata:
-  name: sidecar-binding-test.example.com
-spec:
-  policyName: sidecar-policy.example.com
-  paramRef:
-    name: meshproxy-v1.0.0
-    namespace: default
-"""
-)
-VAP, VAPB, MAP, MAPB = DOCS
+from tests.engine.validation_fixtures import MAP, MAPB, VAP, VAPB
+from tests.engine.validation_fixtures import with_value as _with
 
 
 def _rendered(doc, **kwargs) -> list[str]:
     return [str(error) for error in validate_document(doc, **kwargs)]
-
-
-def _with(doc: dict, path: str, value) -> dict:
-    """A copy of doc with the dotted path set (None deletes it)."""
-    doc = copy.deepcopy(doc)
-    target = doc
-    parts = path.split(".")
-    for part in parts[:-1]:
-        target = target[int(part)] if isinstance(target, list) else target[part]
-    if value is None:
-        target.pop(parts[-1], None)
-    else:
-        target[parts[-1]] = value
-    return doc
 
 
 @pytest.mark.parametrize("doc", [VAP, VAPB, MAP, MAPB], ids=lambda d: d["kind"])
@@ -206,166 +120,6 @@ def test_nulls_are_absent_fields_and_null_list_entries_are_zero_values():
     doc["spec"]["validations"] = [None]
     assert _rendered(doc) == [
         "spec.validations[0].expression: Required value: expression is not specified"
-    ]
-
-
-def test_failure_policy_values_are_checked():
-    assert _rendered(_with(VAP, "spec.failurePolicy", "other")) == [
-        'spec.failurePolicy: Unsupported value: "other": supported values: "Fail", "Ignore"'
-    ]
-
-
-def test_binding_validation_actions_rules():
-    assert _rendered(_with(VAPB, "spec.validationActions", None)) == [
-        "spec.validationActions: Required value: at least one validation action is required"
-    ]
-    assert _rendered(_with(VAPB, "spec.validationActions", ["Deny", "Warn"])) == [
-        'spec.validationActions: Invalid value: ["Deny","Warn"]: must not contain both Deny and Warn '
-        "(repeating the same validation failure information in the API response and headers serves no purpose)"
-    ]
-
-
-def test_binding_param_ref_is_validated_and_v1_has_no_default_action():
-    doc = _with(VAPB, "spec.paramRef", {"name": "a/b"})
-    assert _rendered(doc) == [
-        "spec.paramRef.name: Invalid value: \"a/b\": may not contain '/'",
-        "spec.paramRef.parameterNotFoundAction: Required value",
-    ]
-    doc = _with(VAPB, "spec.paramRef", {"selector": {}, "parameterNotFoundAction": "Maybe"})
-    assert _rendered(doc) == [
-        'spec.paramRef.parameterNotFoundAction: Unsupported value: "Maybe": supported values: "Deny", "Allow"'
-    ]
-
-
-def test_binding_policy_name_must_be_a_dns_subdomain():
-    rendered = _rendered(_with(VAPB, "spec.policyName", "Not_Valid"))
-    assert rendered[0].startswith(
-        'spec.policyName: Invalid value: "Not_Valid": a lowercase RFC 1123 subdomain'
-    )
-
-
-def test_binding_match_resources_path_is_spelled_correctly():
-    doc = _with(VAPB, "spec.matchResources.matchPolicy", "Sometimes")
-    assert _rendered(doc) == [
-        'spec.matchResources.matchPolicy: Unsupported value: "Sometimes": supported values: "Equivalent", "Exact"'
-    ]
-
-
-def test_mutating_binding_refuses_delete_without_an_index():
-    doc = _with(
-        MAPB,
-        "spec.matchResources",
-        {
-            "resourceRules": [
-                {
-                    "operations": ["DELETE"],
-                    "apiGroups": [""],
-                    "apiVersions": ["v1"],
-                    "resources": ["pods"],
-                }
-            ]
-        },
-    )
-    assert _rendered(doc) == [
-        'spec.matchResources.resourceRules.operations: Unsupported value: "DELETE": supported values: '
-        '"*", "CONNECT", "CREATE", "UPDATE"'
-    ]
-
-
-def test_mutating_policy_requires_reinvocation_policy_and_known_patch_types():
-    doc = _with(MAP, "spec.reinvocationPolicy", None)
-    doc["spec"]["mutations"] = [{"patchType": "JSONPatch"}, {"patchType": "Merge"}]
-    assert _rendered(doc, version="1.34") == [
-        "spec.mutations[0].jsonPatch: Required value: must be specified when patchType is JSONPatch",
-        'spec.mutations[1].patchType: Unsupported value: "Merge": supported values: "ApplyConfiguration", "JSONPatch"',
-        "spec.reinvocationPolicy: Required value",
-    ]
-
-
-def test_match_conditions_limit_and_names():
-    conditions = [{"name": f"c{i}", "expression": "true"} for i in range(65)]
-    conditions[1]["name"] = "c0"
-    conditions[2]["name"] = ""
-    rendered = _rendered(_with(VAP, "spec.matchConditions", conditions))
-    assert rendered[:3] == [
-        "spec.matchConditions: Too many: 65: must have at most 64 items",
-        'spec.matchConditions[1].name: Duplicate value: "c0"',
-        "spec.matchConditions[2].name: Required value",
-    ]
-
-
-def test_audit_annotation_rules():
-    annotations = [{"key": f"k{i}", "valueExpression": "'v'"} for i in range(21)]
-    annotations[1]["key"] = "k0"
-    annotations[2]["valueExpression"] = "  "
-    annotations[3]["valueExpression"] = "'" + "x" * 5200 + "'"
-    rendered = _rendered(_with(VAP, "spec.auditAnnotations", annotations))
-    assert rendered[0].startswith("spec.auditAnnotations: Invalid value: [")
-    assert rendered[0].endswith("must not have more than 20 auditAnnotations")
-    assert 'spec.auditAnnotations[1].key: Duplicate value: "k0"' in rendered
-    assert (
-        "spec.auditAnnotations[2].valueExpression: Required value: valueExpression is not specified"
-        in rendered
-    )
-    assert (
-        "spec.auditAnnotations[3].valueExpression: Required value: must not exceed 5120 bytes in length"
-        in rendered
-    )
-
-
-def test_audit_annotation_key_needs_a_policy_name():
-    doc = _with(VAP, "spec.auditAnnotations", [{"key": "k", "valueExpression": "'v'"}])
-    doc["metadata"] = {}
-    assert _rendered(doc) == [
-        "metadata.name: Required value: name or generateName is required",
-        'spec.auditAnnotations[0].key: Invalid value: "k": requires metadata.name be non-empty',
-    ]
-
-
-def test_generate_name_stands_in_for_the_name_in_audit_keys():
-    doc = _with(VAP, "spec.auditAnnotations", [{"key": "k", "valueExpression": "'v'"}])
-    doc["metadata"] = {"generateName": "policy-"}
-    assert _rendered(doc) == []
-    doc["metadata"] = {"generateName": "Policy-"}
-    rendered = _rendered(doc)
-    assert rendered[0].startswith(
-        'metadata.generateName: Invalid value: "Policy-": a lowercase RFC 1123'
-    )
-    assert rendered[1].startswith(
-        'spec.auditAnnotations[0].key: Invalid value: "Policy-x7k2q/k": prefix part'
-    )
-
-
-def test_validation_message_and_reason_rules():
-    validations = [
-        {"expression": "true", "message": "   "},
-        {"expression": "true", "message": "two\nlines"},
-        {"expression": "true", "reason": "Unauthorized"},
-        {"expression": "true", "messageExpression": "  "},
-    ]
-    assert _rendered(_with(VAP, "spec.validations", validations)) == [
-        'spec.validations[0].message: Invalid value: "   ": must be non-empty if specified',
-        'spec.validations[1].message: Invalid value: "two\\nlines": must not contain line breaks',
-        'spec.validations[2].reason: Unsupported value: "Unauthorized": supported values: "Forbidden", '
-        '"Invalid", "RequestEntityTooLarge"',
-        'spec.validations[3].messageExpression: Invalid value: "  ": must be non-empty if specified',
-    ]
-
-
-def test_variable_names_must_be_cel_identifiers_and_unique():
-    variables = [
-        {"name": "4ever", "expression": "1"},
-        {"name": "in", "expression": "1"},
-        {"name": "ok", "expression": "1"},
-        {"name": "ok", "expression": "2"},
-        {"name": " ", "expression": " "},
-    ]
-    assert _rendered(_with(VAP, "spec.variables", variables)) == [
-        'spec.variables[0].name: Invalid value: "4ever": must be a valid CEL identifier',
-        'spec.variables[1].name: Invalid value: "in": must be a valid CEL identifier',
-        'spec.variables[3].name: Duplicate value: "ok"',
-        "spec.variables[4].name: Required value: name is not specified",
-        "spec.variables[4].expression: Required value: expression is not specified",
     ]
 
 
@@ -527,38 +281,6 @@ def test_integers_must_fit_their_go_type():
     assert _rendered(_with(VAP, "metadata.generation", 3.5))[0].startswith(
         "metadata.generation: json: cannot unmarshal number 3.5 into Go struct field"
     )
-
-
-def test_resource_wildcard_checks_scan_in_order_like_go():
-    def resources_errors(resources):
-        doc = _with(
-            VAP,
-            "spec.matchConstraints.resourceRules",
-            [
-                {
-                    "apiGroups": ["a"],
-                    "apiVersions": ["v1"],
-                    "operations": ["CREATE"],
-                    "resources": resources,
-                }
-            ],
-        )
-        return _rendered(doc)
-
-    assert resources_errors(["*", "a"]) == [
-        'spec.matchConstraints.resourceRules[0].resources: Invalid value: ["*","a"]: if \'*\' is present, '
-        "must not specify other resources without subresources"
-    ]
-    # Go assigns the "plain resource seen" flag instead of OR-ing it: a trailing "*" clears it.
-    assert resources_errors(["a", "*"]) == []
-    assert resources_errors(["a/x", "a/*"]) == []  # the a/* check only looks at later entries
-    assert resources_errors(["a/*", "a/x"]) == [
-        "spec.matchConstraints.resourceRules[0].resources[1]: Invalid value: \"a/x\": if 'a/*' is present, "
-        "must not specify a/x"
-    ]
-    assert resources_errors(["", "b"]) == [
-        "spec.matchConstraints.resourceRules[0].resources[0]: Required value"
-    ]
 
 
 def test_pre_ga_api_versions_say_which_cluster_flags_serve_them():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from policyeditor.engine.validation_bundle import bundle_warnings
-from tests.engine.test_validation import MAP, MAPB, VAP, VAPB
+from tests.engine.validation_fixtures import MAP, MAPB, VAP, VAPB
 
 
 def _messages(docs) -> list[tuple[int, str]]:

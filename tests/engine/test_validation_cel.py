@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 
 from policyeditor.engine.validation import validate_document
-from tests.engine.test_validation import MAP, VAP, _with
+from tests.engine.validation_fixtures import MAP, VAP
+from tests.engine.validation_fixtures import with_value as _with
 
 
 def _rendered(doc, **kwargs) -> list[str]:

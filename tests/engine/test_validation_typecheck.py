@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from policyeditor.engine.validation import validate_document, warnings_for
 from policyeditor.engine.validation_typecheck import MAX_TYPES_TO_CHECK, types_to_check
-from tests.engine.test_validation import VAP, _with
+from tests.engine.validation_fixtures import VAP
+from tests.engine.validation_fixtures import with_value as _with
 
 
 def _policy(expression: str, **rule) -> dict:
