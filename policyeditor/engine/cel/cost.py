@@ -67,10 +67,13 @@ def fixed_cost(expr: Any, *, minimum: bool) -> int:
     kind = expr.WhichOneof("expr_kind")
     if kind == "comprehension_expr":
         comp = expr.comprehension_expr
-        return sum(
+        fixed = sum(
             fixed_cost(part, minimum=minimum)
             for part in (comp.iter_range, comp.accu_init, comp.result)
         )
+        size = literal_size(comp.iter_range)
+        # A loop over a literal runs a known number of times: no need to count it at runtime.
+        return fixed if size is None else fixed + size * iteration_cost(comp)
     if kind == "call_expr" and expr.call_expr.function in _LOGIC | {"_?_:_"}:
         args = list(expr.call_expr.args)
         head = fixed_cost(args[0], minimum=minimum)
@@ -96,7 +99,7 @@ def estimate(expr: Any) -> int:
     kind = expr.WhichOneof("expr_kind")
     if kind == "comprehension_expr":
         comp = expr.comprehension_expr
-        size = _literal_size(comp.iter_range)
+        size = literal_size(comp.iter_range)
         iterations = UNBOUNDED_ITERATIONS if size is None else size
         body = estimate(comp.loop_condition) + estimate(comp.loop_step)
         return (
@@ -111,7 +114,8 @@ def estimate(expr: Any) -> int:
     return node_cost(expr) + sum(estimate(child) for child in children(expr))
 
 
-def _literal_size(expr: Any) -> int | None:
+def literal_size(expr: Any) -> int | None:
+    """Element count of a list/map literal, None for anything else."""
     kind = expr.WhichOneof("expr_kind")
     if kind == "list_expr":
         return len(expr.list_expr.elements)

@@ -112,7 +112,7 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
             has_loops = True
     base = cost.fixed_cost(out.expr, minimum=True)
     if has_loops:
-        next_id = _instrument_loops(out, next_id)
+        next_id, has_loops = _instrument_loops(out, next_id)
     next_id, charged = _instrument_branches(out, next_id)
     has_loops = has_loops or charged
     idents = frozenset(
@@ -207,12 +207,15 @@ def _instrument_branches(out: Any, next_id: int) -> tuple[int, bool]:
     return next_id, charged
 
 
-def _instrument_loops(out: Any, next_id: int) -> int:
-    """Wrap each loop condition as __k8s_cost(per-iteration cost, condition)."""
+def _instrument_loops(out: Any, next_id: int) -> tuple[int, bool]:
+    """Wrap each loop condition as __k8s_cost(per-iteration cost, condition); True if any."""
+    instrumented = False
     for node in list(walk(out.expr)):
         if node.WhichOneof("expr_kind") != "comprehension_expr":
             continue
         comp = node.comprehension_expr
+        if cost.literal_size(comp.iter_range) is not None:
+            continue  # counted statically (cost.fixed_cost)
         per_iteration = cost.iteration_cost(comp)
         condition = ast_pb.Expr()
         condition.CopyFrom(comp.loop_condition)
@@ -228,4 +231,5 @@ def _instrument_loops(out: Any, next_id: int) -> int:
         out.type_map[next_id + 1].primitive = 2  # INT64
         out.reference_map[next_id].overload_id.append(f"{COST_FN}_int_bool")
         next_id += 2
-    return next_id
+        instrumented = True
+    return next_id, instrumented

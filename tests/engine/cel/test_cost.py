@@ -99,3 +99,11 @@ def test_an_expensive_branch_that_does_not_run_costs_nothing():
     run = program(expr).evaluate(cel.Activation(object={"skip": False}, authorizer=allow))
     assert skipped.value is True and run.value is True
     assert skipped.cost < 10 <= cel.AUTHZ_CHECK_COST <= run.cost
+
+
+def test_loops_over_literals_are_costed_statically_without_runtime_counting():
+    allowed = program("['a', 'b', 'c'].exists(x, object.metadata.name == x)")
+    assert not allowed.runtime.has_loops
+    result = allowed.evaluate(cel.Activation(object={"metadata": {"name": "b"}}))
+    assert result.value is True
+    assert result.cost == allowed.runtime.base_cost > 3 * 3
