@@ -80,8 +80,7 @@ def _defaulted(doc: dict) -> dict:
 def _classify(
     documents: list[dict], version: str
 ) -> tuple[dict[str, list[dict]], list[dict], list[dict]]:
-    """Policies and bindings by kind (defaulted), other objects, and policy documents in API
-    versions the chosen Kubernetes does not serve (the cluster could not hold them)."""
+    """Policies and bindings by kind (defaulted), other objects, and unserved policy documents."""
     kinds: dict[str, list[dict]] = {k: [] for k in (*_POLICY_OF, *_POLICY_OF.values())}
     others: list[dict] = []
     unserved: list[dict] = []
@@ -237,13 +236,11 @@ def evaluate(
     binding: str | None = None,
     check_match: bool = True,
 ) -> EvaluationResult:
-    """Evaluate the policies in `documents` for `request` as kube-apiserver would; never raises.
-
-    documents: any mix of VAP/MAP/bindings and other objects (param objects, namespaces). A policy
-    without a binding is evaluated alone as if bound with validationActions [Deny] (MAP: as if
-    bound, no params unless `params` is given). `params` (an inline param object) replaces
-    paramRef resolution; `resources` are further cluster objects for paramRef and selectors.
-    """
+    """Evaluate the policies in `documents` for `request` as kube-apiserver would; never raises."""
+    # documents: any mix of VAP/MAP/bindings and other objects (param objects, namespaces). A
+    # policy without a binding is evaluated alone as if bound with validationActions [Deny] (MAP:
+    # as if bound, no params unless `params` is given). `params` (an inline param object) replaces
+    # paramRef resolution; `resources` are further cluster objects for paramRef and selectors.
     try:
         k8s_version = normalize_version(version)
     except ValueError as exc:

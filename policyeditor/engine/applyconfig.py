@@ -122,11 +122,9 @@ def check_typed(
 
 
 def atomic_paths(value: Any, schema: dict | None, path: str, version: str) -> list[str]:
-    """Paths in an apply configuration that set atomic lists, maps or structs (findAtomics).
-
-    As smd.go does, an atomic value is reported and still descended into, list elements are
-    named by index ("[0]"), and only declared struct fields are followed.
-    """
+    """Paths in an apply configuration that set atomic lists, maps or structs (findAtomics)."""
+    # As smd.go does, an atomic value is reported and still descended into, list elements are
+    # named by index ("[0]"), and only declared struct fields are followed.
     if schema is None or value is None:
         return []
     found: list[str] = []
@@ -262,12 +260,10 @@ def merge_values(live: Any, patch: Any, schema: dict | None, version: str, path:
 def apply_configuration(
     live: dict, patch: Any, *, k8s_version: str = DEFAULT_VERSION, schema: dict | None = None
 ) -> dict:
-    """Apply an ApplyConfiguration (the `Object{...}` value) to the live object.
-
-    Raises ApplyError with the Kubernetes wording ("error applying patch: ..."). `schema` overrides
-    the built-in schema of the live object's kind (e.g. for a CRD); without any schema the patch is
-    merged as schemaless (maps merged, lists replaced).
-    """
+    """Apply an ApplyConfiguration (the `Object{...}` value) to the live object."""
+    # Raises ApplyError with the Kubernetes wording ("error applying patch: ..."). `schema`
+    # overrides the built-in schema of the live object's kind (e.g. for a CRD); without any schema
+    # the patch is merged as schemaless (maps merged, lists replaced).
     if not isinstance(patch, dict):
         raise ApplyError(
             f"error applying patch: apply configuration must be an object, got {_json_type(patch)}"

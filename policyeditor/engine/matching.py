@@ -67,11 +67,9 @@ class NamespaceSource:
     resources: list[dict] = field(default_factory=list)
 
     def find(self, name: str) -> dict | None:
-        """The Namespace object called `name`, or None.
-
-        An explicitly given namespace object is the request's namespace whatever its name (the
-        caller said so); otherwise the cluster objects are searched by name.
-        """
+        """The Namespace object called `name`, or None."""
+        # An explicitly given namespace object is the request's namespace whatever its name (the
+        # caller said so); otherwise the cluster objects are searched by name.
         if isinstance(self.namespace_object, dict):
             return self.namespace_object
         for obj in self.resources:
@@ -125,10 +123,8 @@ def _split_resource(text: str) -> tuple[str, str]:
 
 
 def rule_mismatch(rule: dict, request: AdmissionRequest, resource: dict | None = None) -> str:
-    """Why one RuleWithOperations does not match the request ("" when it matches).
-
-    `resource` replaces the request's GVR (used for the equivalent-resource pass).
-    """
+    """Why one RuleWithOperations does not match the request ("" when it matches)."""
+    # `resource` replaces the request's GVR (used for the equivalent-resource pass).
     gvr = resource or request.resource
     scope = rule.get("scope") or "*"
     if scope == "Namespaced":

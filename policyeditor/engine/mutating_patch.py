@@ -49,11 +49,9 @@ _OBJECT_META = {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
 
 
 def crd_schema(resources: list[dict], obj: Any) -> dict | None:
-    """The structural schema of a custom resource from a CustomResourceDefinition among resources.
-
-    The API server's type converter knows metadata as ObjectMeta for every kind, so it is added
-    when the CRD schema leaves it open.
-    """
+    """The structural schema of a custom resource from a CustomResourceDefinition among resources."""
+    # The API server's type converter knows metadata as ObjectMeta for every kind, so it is added
+    # when the CRD schema leaves it open.
     if not isinstance(obj, dict):
         return None
     group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
@@ -87,10 +85,9 @@ def crd_schema(resources: list[dict], obj: Any) -> dict | None:
 def apply_mutation(
     kind: str, value: Any, current: dict, version: str, schema: dict | None = None
 ) -> tuple[dict, str]:
-    """Apply one mutation's evaluated value to the current object: (new object, error text).
-
-    `schema` is a custom resource's schema (crd_schema); built-in kinds use their OpenAPI schema.
-    """
+    """Apply one mutation's evaluated value to the current object: (new object, error text)."""
+    # `schema` is a custom resource's schema (crd_schema); built-in kinds use their OpenAPI
+    # schema.
     if kind == "JSONPatch":
         try:
             ops = patch_ops(value)

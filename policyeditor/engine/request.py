@@ -96,14 +96,12 @@ class AdmissionRequest:
         overrides: dict | None = None,
         version: str = DEFAULT_VERSION,
     ) -> AdmissionRequest:
-        """Infer kind, resource (plural from the schemas), namespace, name and operation from objects.
-
-        The operation is CREATE with only `object`, UPDATE with both, DELETE with only `old_object`.
-        A namespaced object without metadata.namespace is taken to be in "default", as kubectl
-        sends it. `overrides` are AdmissionRequest fields in camelCase (kind, resource, subResource,
-        namespace, name, dryRun, options, userInfo, requestKind, ...). Raises InputError when the
-        overrides or objects have the wrong shape.
-        """
+        """Infer kind, resource (plural from the schemas), namespace, name and operation from objects."""
+        # The operation is CREATE with only `object`, UPDATE with both, DELETE with only
+        # `old_object`. A namespaced object without metadata.namespace is taken to be in
+        # "default", as kubectl sends it. `overrides` are AdmissionRequest fields in camelCase
+        # (kind, resource, subResource, namespace, name, dryRun, options, userInfo, requestKind,
+        # ...). Raises InputError when the overrides or objects have the wrong shape.
         overrides = dict(overrides or {})
         unknown = sorted(set(overrides) - set(_OVERRIDE_FIELDS) - _IGNORED_OVERRIDES)
         if unknown:
@@ -221,11 +219,9 @@ class AdmissionRequest:
         return bool(self.namespace)
 
     def with_match(self, kind: dict, resource: dict) -> AdmissionRequest:
-        """A copy seen through an equivalent matched kind/resource (matchPolicy Equivalent).
-
-        The API server converts object and oldObject to the matched version; only the
-        apiVersion is rewritten here (field-level conversions between versions are not modelled).
-        """
+        """A copy seen through an equivalent matched kind/resource (matchPolicy Equivalent)."""
+        # The API server converts object and oldObject to the matched version; only the apiVersion
+        # is rewritten here (field-level conversions between versions are not modelled).
         twin = copy.copy(self)
         twin.kind = dict(kind)
         twin.resource = dict(resource)

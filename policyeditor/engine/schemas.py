@@ -204,11 +204,9 @@ def _split_path(path: str | Sequence[str | int]) -> list[str | int]:
 def schema_at_path(
     root: dict | None, path: str | Sequence[str | int], k8s_version: str = DEFAULT_VERSION
 ) -> dict | None:
-    """The schema reached from `root` along a field path ("spec.template.spec.containers[0].ports").
-
-    Integer segments step into list elements; a field name on a list schema also steps in, so
-    `spec.containers.ports` works like the MAP type names `Object.spec.containers.ports`.
-    """
+    """The schema reached from `root` along a field path ("spec.template.spec.containers[0].ports")."""
+    # Integer segments step into list elements; a field name on a list schema also steps in, so
+    # `spec.containers.ports` works like the MAP type names `Object.spec.containers.ports`.
     schema = resolve(root, k8s_version)
     for segment in _split_path(path):
         if schema is None:

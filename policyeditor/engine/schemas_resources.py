@@ -136,11 +136,9 @@ def subresource_kind(
 
 
 def parent_of_body_kind(group: str, version: str, kind: str) -> tuple[str, str, str, str] | None:
-    """(group, version, plural, subresource) of the one subresource whose body is this kind.
-
-    PodExecOptions -> ("", "v1", "pods", "exec"); None for kinds that are not subresource bodies
-    or are shared by several (Scale).
-    """
+    """(group, version, plural, subresource) of the one subresource whose body is this kind."""
+    # PodExecOptions -> ("", "v1", "pods", "exec"); None for kinds that are not subresource bodies
+    # or are shared by several (Scale).
     found = [
         (parent_group, plural, sub)
         for (parent_group, plural, sub), body in SUBRESOURCE_KINDS.items()
@@ -161,11 +159,10 @@ def parent_of_body_kind(group: str, version: str, kind: str) -> tuple[str, str, 
 def equivalent_resources(
     group: str, version: str, resource: str, k8s_version: str = DEFAULT_VERSION
 ) -> list[tuple[str, str, str]]:
-    """Other (group, version, resource) names of the same stored resource, most preferred first.
-
-    Every served version of the same group/resource is equivalent, plus the cross-group aliases of
-    `resources_data.EQUIVALENT_RESOURCES` (deployments in apps/v1 and extensions/v1beta1, ...).
-    """
+    """Other (group, version, resource) names of the same stored resource, most preferred first."""
+    # Every served version of the same group/resource is equivalent, plus the cross-group aliases
+    # of `resources_data.EQUIVALENT_RESOURCES` (deployments in apps/v1 and extensions/v1beta1,
+    # ...).
     me = (group or "", version, resource)
     found: list[tuple[str, str, str]] = []
 

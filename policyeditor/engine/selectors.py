@@ -69,11 +69,9 @@ def _quote(text: str) -> str:
 
 
 def parse_selector(selector: Any) -> tuple[list[Requirement] | None, str]:
-    """Parse a LabelSelector into requirements; (None, error text) when it is malformed.
-
-    An empty selector gives []: it matches everything. The error texts follow
-    metav1.LabelSelectorAsSelector.
-    """
+    """Parse a LabelSelector into requirements; (None, error text) when it is malformed."""
+    # An empty selector gives []: it matches everything. The error texts follow
+    # metav1.LabelSelectorAsSelector.
     if selector is None:
         return None, "a nil selector matches nothing"
     if not isinstance(selector, dict):

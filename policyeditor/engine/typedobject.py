@@ -111,11 +111,9 @@ def _decode(value: Any, schema: dict | None, path: str, version: str, unknown: l
 
 
 def strict_decode(obj: Any, *, k8s_version: str = DEFAULT_VERSION) -> Any:
-    """Decode a patched object against its kind's schema; raises DecodeError like the API server.
-
-    Returns the object as the typed round trip leaves it (null fields dropped). Objects of kinds
-    the schemas do not know are returned unchanged.
-    """
+    """Decode a patched object against its kind's schema; raises DecodeError like the API server."""
+    # Returns the object as the typed round trip leaves it (null fields dropped). Objects of kinds
+    # the schemas do not know are returned unchanged.
     if not isinstance(obj, dict):
         raise DecodeError(f"json: cannot unmarshal {_json_kind(obj)} into Go value of type object")
     group, _, version = str(obj.get("apiVersion") or "").rpartition("/")

@@ -73,10 +73,8 @@ def validate(
     version: str,
     outcome: PolicyOutcome,
 ) -> tuple[list[Decision], list[tuple[str, str, str]]]:
-    """Validator.Validate after match conditions: decisions and audit annotation results.
-
-    Audit annotation results are (key, action publish|exclude|error, value or error text).
-    """
+    """Validator.Validate after match conditions: decisions and audit annotation results."""
+    # Audit annotation results are (key, action publish|exclude|error, value or error text).
     spec = spec_of(policy)
     failure_policy = outcome.failure_policy
     has_params = isinstance(spec.get("paramKind"), dict)

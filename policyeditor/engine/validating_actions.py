@@ -112,8 +112,8 @@ def apply_actions(outcome: PolicyOutcome, decisions: list[Decision], audits: lis
 
 
 def audit_annotations(outcomes: list[PolicyOutcome]) -> dict[str, str]:
-    """The request's audit annotations: per-policy keys (values de-duplicated, joined with ", ")
-    and the validation_failure JSON array (at most 50 entries)."""
+    """The request's audit annotations: per-policy keys and the validation_failure array."""
+    # Values of one key are de-duplicated and joined with ", "; at most 50 failures are kept.
     collected: dict[str, list[str]] = {}
     failures: list[dict] = []
     for outcome in outcomes:
