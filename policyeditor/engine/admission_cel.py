@@ -192,7 +192,7 @@ class Evaluator:
             self.error = f"CEL unavailable: {exc}"
 
     def run(self, compiled: Compiled) -> tuple[bool, Any, int]:
-        """(ok, value or error text, cost). Runtime errors are `expression '...' resulted in error`."""
+        """(ok, value or error text, cost); runtime errors: `expression ... resulted in error`."""
         if compiled.error:
             return False, compiled.error, 0
         if self.error or self.activation is None:

@@ -32,7 +32,7 @@ def _json(value: Any) -> Any:
 
 @dataclass
 class Step:
-    """One evaluated expression: a matchCondition, variable, validation, audit annotation or mutation."""
+    """One evaluated expression: match condition, variable, validation, annotation or mutation."""
 
     # status is "true"/"false"/"error" for match conditions, "pass"/"fail"/"error" for
     # validations, "ok"/"error"/"unused" for variables and audit annotations,

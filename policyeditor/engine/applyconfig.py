@@ -1,4 +1,4 @@
-"""ApplyConfiguration mutations: structured-merge-diff `TypedValue.Merge(live, patch)` on JSON objects.
+"""ApplyConfiguration mutations: structured-merge-diff `TypedValue.Merge(live, patch)` on JSON.
 
 Follows kubernetes/apiserver mutating/patch/smd.go (ApplyStructuredMergeDiff) and
 structured-merge-diff v6 typed/merge.go: the patch is converted to a typed value with the kind's

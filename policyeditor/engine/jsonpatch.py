@@ -1,4 +1,4 @@
-"""JSON Patch with evanphx/json-patch v4 semantics (the library kube-apiserver applies MAP patches with).
+"""JSON Patch with evanphx/json-patch v4 semantics (what kube-apiserver applies MAP patches with).
 
 Quirks kept on purpose (KUBERNETES.md 14.2): `replace` of a missing object member adds it, a failed
 `test` makes the whole patch a no-op (MAP), negative array indices count from the end, JSON null
@@ -26,7 +26,7 @@ class PatchTestFailed(JSONPatchError):
 
 
 def decode_key(part: str) -> str:
-    """RFC 6901 unescaping: "~1" is "/", "~0" is "~" (one simultaneous pass, like strings.Replacer)."""
+    """RFC 6901 unescaping: "~1" is "/", "~0" is "~" (one pass, like Go's strings.Replacer)."""
     return re.sub(r"~[01]", lambda m: "/" if m.group(0) == "~1" else "~", part)
 
 
@@ -203,7 +203,8 @@ def _apply_one(doc: Any, op: dict) -> Any:
         con, key = _find(doc, source)
         if con is None:
             raise JSONPatchError(
-                f"{kind} operation does not apply: doc is missing from path: {source}: {_MISSING_VALUE}"
+                f"{kind} operation does not apply: doc is missing from path: {source}: "
+                f"{_MISSING_VALUE}"
             )
         try:
             moved = con.get(key)
@@ -225,7 +226,8 @@ def _apply_one(doc: Any, op: dict) -> Any:
         con, key = _find(doc, path)
         if con is None:
             raise JSONPatchError(
-                f"{kind} operation does not apply: doc is missing destination path: {path}: {_MISSING_VALUE}"
+                f"{kind} operation does not apply: doc is missing destination path: {path}: "
+                f"{_MISSING_VALUE}"
             )
         try:
             con.add(key, moved)
@@ -263,7 +265,7 @@ def _apply_one(doc: Any, op: dict) -> Any:
 
 
 def apply_patch(document: Any, operations: list[dict]) -> Any:
-    """Apply operations in order to a copy of `document`; raises JSONPatchError / PatchTestFailed."""
+    """Apply operations in order to a copy of `document`; raises JSONPatchError on failure."""
     if not isinstance(operations, list):
         raise JSONPatchError("a JSON patch must be a list of operations")
     doc = copy.deepcopy(document)

@@ -274,7 +274,7 @@ def match_resources(
     *,
     k8s_version: str = DEFAULT_VERSION,
 ) -> MatchResult:
-    """Matcher.Matches for one MatchResources (policy matchConstraints or binding matchResources)."""
+    """Matcher.Matches for one MatchResources (matchConstraints or a binding's matchResources)."""
     namespaces = namespaces or NamespaceSource()
     if not isinstance(criteria, dict):
         return MatchResult(

@@ -1,4 +1,4 @@
-"""MutatingAdmissionPolicy evaluation (KUBERNETES.md 14): invocations, mutations in order, reinvocation.
+"""MutatingAdmissionPolicy evaluation (KUBERNETES.md 14): invocations, mutations, reinvocation.
 
 Each matching (policy, binding, param) is an invocation; its mutations run in order against the
 current object (JSONPatch: evanphx v4 + strict decoding; ApplyConfiguration: structured merge),

@@ -49,7 +49,7 @@ _OBJECT_META = {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
 
 
 def crd_schema(resources: list[dict], obj: Any) -> dict | None:
-    """The structural schema of a custom resource from a CustomResourceDefinition among resources."""
+    """The structural schema of a custom resource, from its CustomResourceDefinition."""
     # The API server's type converter knows metadata as ObjectMeta for every kind, so it is added
     # when the CRD schema leaves it open.
     if not isinstance(obj, dict):

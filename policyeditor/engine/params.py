@@ -56,7 +56,7 @@ def _gvk_text(api_version: str, kind: str) -> str:
 def _param_scope(
     api_version: str, kind: str, resources: list[dict], version: str
 ) -> tuple[bool, bool | None]:
-    """(known, namespaced): built-in kinds from the schemas, CRDs from their definition or objects."""
+    """(known, namespaced): built-in kinds from the schemas, CRDs from definitions or objects."""
     group, ver = split_api_version(api_version)
     info = schemas.resource_for_kind(group, ver, kind, version)
     if info is not None:
@@ -137,7 +137,8 @@ def collect_params(
         lookup_namespace = ref_namespace or request.namespace
         if not lookup_namespace:
             return ParamSelection(
-                error="cannot use namespaced paramRef in policy binding that matches cluster-scoped resources"
+                error="cannot use namespaced paramRef in policy binding that matches "
+                "cluster-scoped resources"
             )
     elif ref_namespace:
         if namespaced is False:
@@ -179,6 +180,7 @@ def collect_params(
         where = f" in namespace {lookup_namespace!r}" if lookup_namespace else ""
         target = f"named {name!r}" if name else "matching the selector"
         return ParamSelection(
-            note=f"no {kind} {target}{where}; parameterNotFoundAction {action or 'Allow'} admits the request"
+            note=f"no {kind} {target}{where}; parameterNotFoundAction "
+            f"{action or 'Allow'} admits the request"
         )
     return ParamSelection(params=[_with_type_meta(p, api_version, kind) for p in params])

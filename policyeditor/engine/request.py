@@ -68,7 +68,7 @@ def _user_info(raw: dict | None) -> dict:
 
 @dataclass
 class AdmissionRequest:
-    """What kube-apiserver hands the admission plugins (the `request` CEL variable plus the objects)."""
+    """What kube-apiserver hands the admission plugins: the `request` variable plus the objects."""
 
     operation: str
     object: dict | None
@@ -96,7 +96,7 @@ class AdmissionRequest:
         overrides: dict | None = None,
         version: str = DEFAULT_VERSION,
     ) -> AdmissionRequest:
-        """Infer kind, resource (plural from the schemas), namespace, name and operation from objects."""
+        """Infer kind, resource (plural), namespace, name and operation from the objects."""
         # The operation is CREATE with only `object`, UPDATE with both, DELETE with only
         # `old_object`. A namespaced object without metadata.namespace is taken to be in
         # "default", as kubectl sends it. `overrides` are AdmissionRequest fields in camelCase
@@ -234,7 +234,7 @@ class AdmissionRequest:
         return twin
 
     def to_cel(self) -> dict:
-        """The `request` CEL variable (no uid, object or oldObject: the API server leaves them out)."""
+        """The `request` CEL variable (no uid, object or oldObject, as the API server builds it)."""
         return {
             "kind": dict(self.kind),
             "resource": dict(self.resource),

@@ -1,10 +1,10 @@
-"""Kubernetes OpenAPI schemas (from kubernetes-validate): types, list types, map keys, docs, resources.
+"""Kubernetes OpenAPI schemas (kubernetes-validate): types, list types, map keys, docs.
 
 The table of built-in REST resources (plural, scope, subresources) is in schemas_resources.py
-and re-exported here. Schemas are the JSON schemas kubernetes-validate ships per Kubernetes version, loaded lazily and
-cached. `$ref`s are resolved on access (`resolve`, `child_schema`, `items_schema`, `schema_at_path`)
-rather than expanded up front, because some definitions are recursive (JSONSchemaProps); every
-schema handed out is a plain dict that is safe to JSON-encode.
+and re-exported here. Schemas are the JSON schemas kubernetes-validate ships per Kubernetes
+version, loaded lazily and cached. `$ref`s are resolved on access (`resolve`, `child_schema`,
+`items_schema`, `schema_at_path`) rather than expanded up front, because some definitions are
+recursive (JSONSchemaProps); every schema handed out is a plain dict that is safe to JSON-encode.
 """
 
 from __future__ import annotations
@@ -204,7 +204,7 @@ def _split_path(path: str | Sequence[str | int]) -> list[str | int]:
 def schema_at_path(
     root: dict | None, path: str | Sequence[str | int], k8s_version: str = DEFAULT_VERSION
 ) -> dict | None:
-    """The schema reached from `root` along a field path ("spec.template.spec.containers[0].ports")."""
+    """The schema reached from `root` along a field path ("spec.containers[0].ports")."""
     # Integer segments step into list elements; a field name on a list schema also steps in, so
     # `spec.containers.ports` works like the MAP type names `Object.spec.containers.ports`.
     schema = resolve(root, k8s_version)
@@ -223,7 +223,7 @@ def schema_at_path(
 
 
 def list_type(schema: dict | None) -> str | None:
-    """x-kubernetes-list-type of a list schema: "atomic", "set" or "map" (untagged lists are atomic)."""
+    """x-kubernetes-list-type of a list schema: atomic, set or map (untagged lists: atomic)."""
     if not is_array_schema(schema):
         return None
     assert schema is not None

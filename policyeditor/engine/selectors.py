@@ -1,4 +1,4 @@
-"""Kubernetes label selectors (metav1.LabelSelector): parsing errors and matching, as apimachinery does."""
+"""Kubernetes label selectors (metav1.LabelSelector): parsing errors and matching."""
 
 from __future__ import annotations
 
