@@ -32,11 +32,13 @@ def bundle_warnings(docs: list[Any]) -> list[tuple[int, FieldError]]:
     """Bindings without their policy, paramRefs without paramKind and the reverse, by document."""
     policies: dict[tuple[str, str], dict] = {}
     for doc in docs:
-        if isinstance(doc, dict) and doc.get("kind") in _BINDING_OF.values() and _name(doc):
+        kind = doc.get("kind") if isinstance(doc, dict) else None
+        if isinstance(kind, str) and kind in _BINDING_OF.values() and _name(doc):
             policies.setdefault((doc["kind"], _name(doc)), doc)
     found: list[tuple[int, FieldError]] = []
     for position, doc in enumerate(docs):
-        if not isinstance(doc, dict) or doc.get("kind") not in _BINDING_OF:
+        kind = doc.get("kind") if isinstance(doc, dict) else None
+        if not isinstance(kind, str) or kind not in _BINDING_OF:
             continue
         spec = _spec(doc)
         policy_name = spec.get("policyName")

@@ -51,7 +51,10 @@ def render_value(value: Any) -> str:
         return str(value)
     if isinstance(value, str):
         return go_quote(value)
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    except (TypeError, ValueError):  # not JSON-shaped at all (odd keys, cycles)
+        return go_quote(repr(value))
 
 
 def required(path: str, detail: str = "") -> FieldError:

@@ -150,6 +150,7 @@ class _Walker:
                 return value
             result = {}
             for key, item in value.items():
+                key = key if isinstance(key, str) else str(key)  # JSON object keys are strings
                 decoded = self.element(item, additional, f"{path}[{key}]", go_path, struct)
                 if decoded is not _MISSING:
                     result[key] = decoded

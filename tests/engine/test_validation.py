@@ -297,3 +297,16 @@ def test_pre_ga_api_versions_say_which_cluster_flags_serve_them():
         "apiVersion: admissionregistration.k8s.io/v1beta1 ValidatingAdmissionPolicy is served by Kubernetes "
         "1.30 only with --runtime-config=admissionregistration.k8s.io/v1beta1=true"
     ]
+
+
+@pytest.mark.parametrize("odd", [{1, 2}, {"k": "v"}, ["x"], b"x", {(1,): 2}, 1 + 2j])
+def test_values_python_but_not_json_never_raise(odd):
+    for field in ("kind", "apiVersion", "spec"):
+        doc = _with(VAPB, field, odd)
+        errors = (
+            validate_document(doc) + warnings_for(doc) + [e for _, e in validate_documents([doc])]
+        )
+        assert errors and not [e for e in errors if e.message.startswith("Internal error")]
+        assert isinstance(status_message(doc, errors), str)
+    labels = _with(VAPB, "spec.matchResources.namespaceSelector.matchLabels", {1: "a"})
+    assert validate_document(labels) == []  # JSON object keys are strings: 1 reads as "1"

@@ -63,3 +63,7 @@ def test_odd_documents_are_ignored():
         )
         == []
     )
+
+
+def test_unhashable_kinds_are_ignored():
+    assert _messages([{"kind": ["x"]}, {"kind": {"a": 1}, "spec": {}}]) == []

@@ -140,3 +140,8 @@ def test_generate_name_prefix_masks_its_trailing_dash_like_go():
     assert name_is_dns_subdomain("ab--", True) == []  # Go checks "aba"
     assert name_is_dns_subdomain("ab--", False) != []
     assert name_is_dns_subdomain("-", True) != []
+
+
+def test_values_that_are_not_json_still_render():
+    assert str(invalid("kind", {(1,): 2})) == 'kind: Invalid value: "{(1,): 2}"'
+    assert str(invalid("kind", b"x")) == "kind: Invalid value: \"b'x'\""
