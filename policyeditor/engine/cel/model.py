@@ -53,9 +53,9 @@ class EvalResult:
     """The outcome of one evaluation.
 
     `value` is plain JSON-shaped Python (dict/list/int/float/str/bool/None). Values JSON cannot
-    hold are converted as cel-go's string() would: durations to Go duration strings ("1h0m0s" is
-    written "3600s" as CEL prints it), timestamps to RFC 3339, bytes stay bytes, Kubernetes opaque
-    values (quantity, IP, ...) to their string form, optionals to their value or None.
+    hold are converted as cel-go's string() would: durations as CEL prints them ("3600s"),
+    timestamps to RFC 3339, bytes to base64 (as Go's JSON encoding writes []byte), Kubernetes
+    opaque values (quantity, IP, ...) to their string form, optionals to their value or None.
     """
 
     value: Any = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import datetime
 from typing import Any
 
@@ -37,8 +38,11 @@ def rfc3339(moment: datetime.datetime) -> str:
 
 def to_plain(value: Any) -> Any:
     """A CEL plain_value() result as JSON-shaped Python (see EvalResult for the rules)."""
-    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+    if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    if isinstance(value, (bytes, bytearray)):
+        # JSON has no bytes: Kubernetes (Go encoding/json) writes []byte as base64.
+        return base64.b64encode(value).decode("ascii")
     if isinstance(value, dict):
         return {to_plain(k): to_plain(v) for k, v in value.items() if k != TYPE_KEY}
     if isinstance(value, (list, tuple)):

@@ -69,3 +69,7 @@ def test_durations_and_timestamps_come_back_as_cel_strings():
 def test_integers_beyond_int64_are_read_as_doubles_like_kubernetes():
     result = cel.evaluate_expression("object.big", object={"big": 2**70})
     assert result.value == float(2**70)
+
+
+def test_bytes_come_back_as_base64_like_go_json():
+    assert cel.evaluate_expression("b'abc'").value == "YWJj"
