@@ -5,8 +5,15 @@ admission in kube-apiserver), then ValidatingAdmissionPolicies on the mutated ob
 as the API server would: allowed or a Forbidden status with the denial text and HTTP code,
 warnings, audit annotations, the mutated object, and a record of every step per policy.
 
-Extension beyond the contract: `check_match=False` evaluates every selected policy without
-matching (the kaptest runner's behaviour, which does not apply matchConstraints).
+Extensions beyond the contract (all compatible): `check_match=False` evaluates every selected
+policy without matching (the kaptest runner's behaviour, which does not apply matchConstraints);
+EvaluationResult also carries `reason` (the status reason), `patch` (a JSON Patch from the input
+object to the result), `diff` (unified YAML diff) and `errors` (every error and note, e.g. a
+policy version the chosen Kubernetes does not serve).
+
+Where the answer differs from a bare cluster on purpose: without any Namespace among the inputs,
+the request's namespace is taken to exist with only its automatic name label; a policy without
+a binding is evaluated as if bound (the contract), where the API server would ignore it.
 """
 
 from __future__ import annotations
