@@ -156,3 +156,15 @@ def test_renaming_the_policy_renames_it_in_its_binding(alice_page):
     page.locator('details[data-section="basics"]').get_by_label("Name").fill("after.example.com")
     expect(page.get_by_label("Policy name")).to_have_value("after.example.com")
     expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
+
+
+def test_the_editor_follows_the_system_dark_mode(alice_page):
+    page = alice_page
+    page.emulate_media(color_scheme="dark")
+    page.goto("/drafts/new/")
+    page.get_by_role("button", name="Use template Replica limit with params").click()
+    page.wait_for_url("**/drafts/*/")
+    expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(15, 20, 26)"
+    _shot(page, "editor-dark")

@@ -19,6 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _use_template(page, title: str) -> None:
     page.goto("/drafts/new/")
+    expect(page.get_by_role("heading", name="Template gallery")).to_be_visible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "drafts-new-gallery.png"), full_page=True)
     page.get_by_role("button", name=f"Use template {title}").click()
     page.wait_for_url("**/drafts/*/")
 
