@@ -724,3 +724,53 @@ def test_a_denial_answers_deny_even_when_another_policy_errored_under_ignore():
     result = run([broken, vap(validations=MAX5)], deployment(6))
     assert (result.result, result.allowed) == ("deny", False)
     assert [p.result for p in result.policies] == ["error", "deny"]
+
+
+def test_connect_requests_carry_the_options_object():
+    rules = {
+        "resourceRules": [
+            {
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "operations": ["CONNECT"],
+                "resources": ["pods/exec"],
+            }
+        ]
+    }
+    validations = [
+        {"expression": "!('sh' in object.command)", "message": "no shells"},
+        {
+            "expression": "request.subResource == 'exec' && request.options == null && oldObject == null"
+        },
+    ]
+    request = AdmissionRequest.build(
+        object={"apiVersion": "v1", "kind": "PodExecOptions", "command": ["sh"]},
+        operation="CONNECT",
+        overrides={"name": "web", "namespace": "prod"},
+    )
+    result = evaluate([vap(matchConstraints=rules, validations=validations)], request)
+    assert (
+        result.message
+        == "pods \"web\" is forbidden: ValidatingAdmissionPolicy 'limit' denied request: no shells"
+    )
+    assert [v.status for v in result.policies[0].validations] == ["fail", "pass"]
+
+
+def test_delete_requests_see_a_null_object_and_delete_options():
+    rules = {
+        "resourceRules": [
+            {
+                "apiGroups": ["apps"],
+                "apiVersions": ["v1"],
+                "operations": ["DELETE"],
+                "resources": ["deployments"],
+            }
+        ]
+    }
+    validations = [
+        {
+            "expression": "object == null && request.options.kind == 'DeleteOptions' && oldObject.metadata.name == 'web'"
+        }
+    ]
+    result = run([vap(matchConstraints=rules, validations=validations)], old=deployment())
+    assert result.result == "allow"
