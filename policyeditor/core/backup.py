@@ -1,0 +1,220 @@
+"""Back up and restore the whole database (drafts, revisions, users, teams, review data) as JSON.
+
+The file is one JSON object: {"format": "policyeditor-backup", "version": 1, "created": ...,
+"counts": {"editor.draft": 3, ...}, "objects": [...]}, where "objects" is Django's JSON
+serialization of every row. Primary keys are kept (draft URLs and revision numbers stay valid);
+content types and permissions are written by natural key, since `migrate` recreates them with
+ids of its own. Sessions and login-throttling records are not backed up: they are transient.
+
+A restore is one transaction: the file is read and checked first, then (with replace=True) the
+backed-up tables are emptied and every row is loaded; any failure rolls everything back, so the
+database is either entirely the backup's or left exactly as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from django.apps import apps
+from django.core import serializers
+from django.core.exceptions import FieldDoesNotExist, ObjectDoesNotExist, ValidationError
+from django.core.management.color import no_style
+from django.core.serializers.base import DeserializationError
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, IntegrityError, connections, transaction
+from django.db.models import Model
+
+BACKUP_FORMAT = "policyeditor-backup"
+FORMAT_VERSION = 1
+# Apps whose rows make up the instance's data; the order does not matter (see sorted_models).
+APPS = ("auth", "admin", "editor", "review", "api", "core")
+# Rebuilt by `migrate` (natural keys point at them) or transient.
+SKIPPED = {"auth.permission"}
+
+
+class BackupError(Exception):
+    """A backup file that cannot be restored, or a restore that would overwrite data; says why."""
+
+
+def label(model: type[Model]) -> str:
+    """`app_label.modelname`, as Django's serialization names a model."""
+    return model._meta.label_lower
+
+
+def sorted_models() -> list[type[Model]]:
+    """Every backed-up model, each after the models its foreign keys point to."""
+    pairs = []
+    for app_label in APPS:
+        try:
+            config = apps.get_app_config(app_label)
+        except LookupError:
+            continue
+        models = [m for m in config.get_models() if label(m) not in SKIPPED]
+        pairs.append((config, models))
+    ordered = serializers.sort_dependencies(pairs, allow_cycles=True)
+    return [model for model in ordered if model._meta.managed and not model._meta.proxy]
+
+
+def _rows(model: type[Model]) -> Iterable[Model]:
+    # _base_manager: no custom manager may hide rows from a backup.
+    return model._base_manager.order_by("pk").iterator(chunk_size=500)
+
+
+def collect() -> dict[str, Any]:
+    """The whole backup as a JSON-ready dict."""
+    objects: list[dict] = []
+    counts: dict[str, int] = {}
+    for model in sorted_models():
+        rows = serializers.serialize(
+            "python", _rows(model), use_natural_foreign_keys=True, use_natural_primary_keys=False
+        )
+        counts[label(model)] = len(rows)
+        objects.extend(rows)
+    return {
+        "format": BACKUP_FORMAT,
+        "version": FORMAT_VERSION,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "counts": counts,
+        "objects": objects,
+    }
+
+
+def dumps(backup: dict[str, Any]) -> str:
+    """The backup as JSON text (dates, decimals and UUIDs as Django's serializer writes them)."""
+    return json.dumps(backup, cls=DjangoJSONEncoder, indent=1, ensure_ascii=False) + "\n"
+
+
+def write_file(path: str | Path, backup: dict[str, Any]) -> None:
+    """Write the backup so that `path` is either the old file or the complete new one."""
+    target = Path(path)
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(dumps(backup))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def parse(text: str | bytes) -> dict[str, Any]:
+    """A backup file's content, checked for its format and version; BackupError if unusable."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise BackupError(
+            f"not a policyeditor backup: the file is not valid JSON ({exc})"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != BACKUP_FORMAT:
+        raise BackupError(f'not a policyeditor backup: "format" is not "{BACKUP_FORMAT}"')
+    if data.get("version") != FORMAT_VERSION:
+        raise BackupError(
+            f"unsupported backup version {data.get('version')!r} (this release reads version "
+            f"{FORMAT_VERSION})"
+        )
+    objects = data.get("objects")
+    if not isinstance(objects, list) or not all(isinstance(o, dict) for o in objects):
+        raise BackupError('not a policyeditor backup: "objects" is not a list of objects')
+    known = {label(model) for model in sorted_models()}
+    for index, item in enumerate(objects):
+        model = item.get("model")
+        if model not in known:
+            raise BackupError(f"object {index + 1}: {model!r} is not a model this backup holds")
+    return data
+
+
+def existing_rows(using: str = DEFAULT_DB_ALIAS) -> dict[str, int]:
+    """How many rows each backed-up model holds now (only the non-empty ones)."""
+    counts = {label(m): m._base_manager.using(using).count() for m in sorted_models()}
+    return {name: count for name, count in counts.items() if count}
+
+
+def _tables(models: list[type[Model]]) -> list[str]:
+    """The tables of the models and of their many-to-many links."""
+    tables = []
+    for model in models:
+        tables.append(model._meta.db_table)
+        for field in model._meta.local_many_to_many:
+            through = field.remote_field.through
+            if through._meta.auto_created:
+                tables.append(through._meta.db_table)
+    return tables
+
+
+def _empty(models: list[type[Model]], using: str) -> None:
+    # Plain SQL, like `flush`: model delete() would fire signals and refuse immutable rows.
+    connection = connections[using]
+    statements = connection.ops.sql_flush(
+        no_style(), _tables(models), reset_sequences=False, allow_cascade=True
+    )
+    with connection.cursor() as cursor:
+        for sql in statements:
+            cursor.execute(sql)
+
+
+def _reset_sequences(models: list[type[Model]], using: str) -> None:
+    # Keeping primary keys leaves PostgreSQL sequences behind; new rows would collide.
+    connection = connections[using]
+    statements = connection.ops.sequence_reset_sql(no_style(), models)
+    if statements:
+        with connection.cursor() as cursor:
+            for sql in statements:
+                cursor.execute(sql)
+
+
+def restore(
+    data: dict[str, Any], *, replace: bool = False, using: str = DEFAULT_DB_ALIAS
+) -> dict[str, int]:
+    """Load a parsed backup in one transaction; the counts of rows restored per model.
+
+    Without replace, a database that already holds data is refused (BackupError) and untouched.
+    """
+    models = sorted_models()
+    try:
+        with transaction.atomic(using=using):
+            present = existing_rows(using)
+            if present and not replace:
+                summary = ", ".join(f"{count} {name}" for name, count in sorted(present.items()))
+                raise BackupError(
+                    f"the database already holds data ({summary}); restore --replace "
+                    "replaces all of it with the backup"
+                )
+            if replace:
+                _empty(models, using)
+            counts: dict[str, int] = {}
+            deferred = []
+            objects = serializers.deserialize(
+                "python", data["objects"], using=using, handle_forward_references=True
+            )
+            for item in objects:
+                item.save(using=using)
+                if item.deferred_fields:
+                    deferred.append(item)
+                name = label(type(item.object))
+                counts[name] = counts.get(name, 0) + 1
+            for item in deferred:
+                item.save_deferred_fields(using=using)
+            # Foreign keys are checked at commit; check now so a dangling one fails in here.
+            connections[using].check_constraints(table_names=_tables(models))
+            _reset_sequences(models, using)
+    except (
+        DeserializationError,
+        IntegrityError,
+        DatabaseError,
+        FieldDoesNotExist,
+        ObjectDoesNotExist,
+        ValidationError,
+        ValueError,
+        TypeError,
+        KeyError,
+    ) as exc:
+        raise BackupError(f"the backup could not be restored, nothing was changed: {exc}") from exc
+    return counts
