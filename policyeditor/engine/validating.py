@@ -51,6 +51,23 @@ MAX_MESSAGE_BYTES = 5 * 1024
 MAX_AUDIT_VALUE_BYTES = 10 * 1024
 
 
+def _cel_type(value: Any) -> str:
+    """The CEL type name of a plain evaluation result (as cel-go prints it)."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, bytes):
+        return "bytes"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "map"
+    return type(value).__name__
+
+
 def _action_for(failure_policy: str) -> str:
     return "admit" if failure_policy == "Ignore" else "deny"
 
@@ -203,7 +220,7 @@ def validate(
         else:
             message = (
                 f"valueExpression '{expression}' resulted in unsupported return type: "
-                f"{type(value).__name__}. Return type must be either string or null."
+                f"{_cel_type(value)}. Return type must be either string or null."
             )
             step.status, step.error = "error", message
             audits.append((key, "error", message))

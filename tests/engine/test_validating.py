@@ -774,3 +774,12 @@ def test_delete_requests_see_a_null_object_and_delete_options():
     ]
     result = run([vap(matchConstraints=rules, validations=validations)], old=deployment())
     assert result.result == "allow"
+
+
+def test_an_audit_value_of_another_type_is_an_error_naming_the_cel_type():
+    annotations = [{"key": "k", "valueExpression": "dyn(1)"}]
+    result = run([vap(auditAnnotations=annotations)], deployment(1))
+    assert result.message.endswith(
+        "denied request: valueExpression 'dyn(1)' resulted in unsupported return type: int. "
+        "Return type must be either string or null."
+    )
