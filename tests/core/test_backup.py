@@ -53,8 +53,13 @@ def run_backup(tmp_path) -> str:
     return str(path)
 
 
+def read(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
 def test_the_backup_holds_every_kind_of_row(instance, tmp_path):
-    data = json.loads(open(run_backup(tmp_path)).read())
+    data = json.loads(read(run_backup(tmp_path)))
     assert data["format"] == "policyeditor-backup" and data["version"] == 1
     counts = data["counts"]
     for name in ["auth.user", "editor.draft", "editor.revision", "review.team", "review.review"]:
@@ -65,7 +70,7 @@ def test_the_backup_holds_every_kind_of_row(instance, tmp_path):
 
 
 def test_the_token_is_backed_up_hashed_not_in_clear(instance, tmp_path):
-    text = open(run_backup(tmp_path)).read()
+    text = read(run_backup(tmp_path))
     assert instance["token"] not in text
 
 
@@ -152,7 +157,7 @@ def test_an_unusable_file_is_refused_with_its_reason(instance, tmp_path, content
 
 def test_a_backup_failing_half_way_rolls_the_whole_restore_back(instance, tmp_path):
     before = snapshot()
-    data = json.loads(open(run_backup(tmp_path)).read())
+    data = json.loads(read(run_backup(tmp_path)))
     # The last revision points at a draft that does not exist: the load fails at the very end.
     revision = next(o for o in reversed(data["objects"]) if o["model"] == "editor.revision")
     revision["fields"]["draft"] = 999_999
