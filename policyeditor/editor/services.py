@@ -93,6 +93,8 @@ def create_draft(
     """Create a draft with its first revision (number 1) from Kubernetes documents."""
     docs = _check_documents(documents)
     version = _version(kubernetes_version)
+    if kind and kind not in Kind.values:
+        raise DraftInputError(f"kind must be one of {', '.join(Kind.values)}, not {kind!r}")
     kind = Kind(kind) if kind else infer_kind(docs)
     name = (name or policy_name(docs, kind) or "untitled").strip()[:253]
     draft = Draft.objects.create(
@@ -134,6 +136,10 @@ def save_draft(
     """
     docs = _check_documents(documents)
     version = _version(kubernetes_version or draft.kubernetes_version)
+    try:
+        expected_revision = int(expected_revision)
+    except (TypeError, ValueError) as exc:
+        raise DraftInputError("expected_revision must be a revision number") from exc
     with transaction.atomic():
         new_number = int(expected_revision) + 1
         name = (name or policy_name(docs, draft.kind) or draft.name).strip()[:253]

@@ -72,3 +72,11 @@ def test_save_draft_rejects_documents_that_are_not_mappings(alice):
         save_draft(draft, ["not a mapping"], expected_revision=1, author=alice)
     with pytest.raises(DraftInputError):
         create_draft(alice, [POLICY], kubernetes_version="1.12")
+
+
+def test_bad_kind_and_revision_values_are_input_errors_not_crashes(alice):
+    with pytest.raises(DraftInputError):
+        create_draft(alice, [POLICY], kind="XYZ")
+    draft = create_draft(alice, [POLICY])
+    with pytest.raises(DraftInputError):
+        save_draft(draft, [POLICY], expected_revision="two", author=alice)
