@@ -64,6 +64,19 @@
 
   form.addEventListener("input", () => { dirty = true; });
 
+  // Resource picker: choosing a built-in resource fills the rule's empty group and version.
+  form.addEventListener("change", (e) => {
+    if (!e.target.matches('input[list="resources"]')) return;
+    const row = e.target.closest(".row");
+    const first = e.target.value.split(",")[0].trim().split("/")[0];
+    const option = document.querySelector(`#resources option[value="${CSS.escape(first)}"]`);
+    if (!row || !option || option.dataset.group === undefined) return;
+    const groups = row.querySelector('input[name$=".apiGroups"]');
+    const versions = row.querySelector('input[name$=".apiVersions"]');
+    if (groups && !groups.value.trim()) groups.value = option.dataset.group === "" ? '""' : option.dataset.group;
+    if (versions && !versions.value.trim()) versions.value = option.dataset.version;
+  });
+
   // Renaming the policy renames it in the bindings that pointed at the old name.
   const policyNameInput = () => form.querySelector('.document:first-of-type input[name$=".metadata.name"]');
   let policyName = policyNameInput()?.value || "";

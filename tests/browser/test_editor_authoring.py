@@ -168,3 +168,19 @@ def test_the_editor_follows_the_system_dark_mode(alice_page):
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(15, 20, 26)"
     _shot(page, "editor-dark")
+
+
+def test_picking_a_built_in_resource_fills_its_group_and_version(alice_page):
+    page = alice_page
+    _new_vap(page, "picker.example.com")
+    match = page.locator('details[data-section="match"]')
+    match.locator(":scope > summary").click()
+    match.get_by_role("button", name="+ Add rule").click()
+    rule = match.locator(".row").nth(1)
+    rule.get_by_label("Resources").fill("pods")
+    rule.get_by_label("Resources").press("Tab")
+    expect(rule.get_by_label("API groups")).to_have_value('""')
+    expect(rule.get_by_label("API versions")).to_have_value("v1")
+    rule.get_by_label("CREATE").check()
+    expect(page.locator("#yaml-preview")).to_contain_text("- pods")
+    expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")

@@ -38,19 +38,34 @@ def _version(request: HttpRequest, draft: Draft) -> str:
 
 
 def _resources(version: str) -> list[dict]:
-    """The built-in resources for the resource picker's suggestions."""
-    seen, found = set(), []
+    """The built-in resources for the resource picker: plural, kind, groups, versions, scope."""
+    by_plural: dict[str, dict] = {}
     for info in schemas.builtin_resources(version):
-        if info.plural in seen:
-            continue
-        seen.add(info.plural)
-        found.append(
+        item = by_plural.setdefault(
+            info.plural,
             {
                 "plural": info.plural,
-                "label": f"{info.kind} ({info.api_version}, {'namespaced' if info.namespaced else 'cluster'})",
-            }
+                "kind": info.kind,
+                "groups": [],
+                "versions": [],
+                "scopes": set(),
+            },
         )
-    return sorted(found, key=lambda item: item["plural"])
+        if info.group not in item["groups"]:
+            item["groups"].append(info.group)
+        if info.version not in item["versions"]:
+            item["versions"].append(info.version)
+        item["scopes"].add("Namespaced" if info.namespaced else "Cluster")
+    found = []
+    for plural in sorted(by_plural):
+        item = by_plural[plural]
+        groups = ", ".join(g or '""' for g in item["groups"])
+        scope = "/".join(sorted(item["scopes"]))
+        item["label"] = f"{item['kind']} ({groups}; {', '.join(item['versions'])}; {scope})"
+        item["group"] = item["groups"][0] if len(item["groups"]) == 1 else None
+        item["version"] = item["versions"][-1] if len(item["groups"]) == 1 else None
+        found.append(item)
+    return found
 
 
 def _live_context(draft: Draft, parsed: ParsedForm, version: str) -> dict:
