@@ -10,6 +10,7 @@ them (kubectl and the API server read YAML with it), not by PyYAML's YAML 1.1 ru
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -105,12 +106,18 @@ def go_int(text: str) -> int | None:
         base, digits = 8, lowered[1:]
     else:
         base, digits = 10, lowered
-    if not digits or any(char not in _DIGITS[base] for char in digits):
+    # Past 64 binary digits no base fits int64/uint64; int() of a huge text would also raise.
+    if not digits or len(digits) > 64 or any(char not in _DIGITS[base] for char in digits):
         return None
     value = sign * int(digits, base)
     if -(2**63) <= value < 2**63 or (0 <= value < 2**64 and plain[:1] != "+"):
         return value
     return None
+
+
+def _finite(text: str) -> bool:
+    """Whether a float literal fits a float64 (Python's float() gives inf where Go errs)."""
+    return math.isfinite(float(text))
 
 
 def go_plain_tag(value: str) -> str:
@@ -124,7 +131,8 @@ def go_plain_tag(value: str) -> str:
     if first and first in "+-0123456789":
         if go_int(value) is not None:
             return _INT
-        if _GO_FLOAT.fullmatch(value.replace("_", "")):
+        # strconv.ParseFloat's range error (1e400) leaves the scalar a string in go-yaml.
+        if _GO_FLOAT.fullmatch(value.replace("_", "")) and _finite(value.replace("_", "")):
             return _FLOAT
     return _STR
 
