@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 
@@ -35,3 +36,18 @@ class ApiTokenAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request) -> str:
         return 'Token realm="api"'
+
+
+class ApiTokenScheme(OpenApiAuthenticationExtension):
+    """How the OpenAPI schema describes token authentication."""
+
+    target_class = ApiTokenAuthentication
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema) -> dict:
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": 'A personal token from the API tokens page: "Token <token>".',
+        }

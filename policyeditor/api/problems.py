@@ -7,9 +7,8 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
-from django.http import Http404
+from django.http import Http404, HttpResponse, JsonResponse
 from rest_framework import exceptions
-from rest_framework.response import Response
 
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests import MAX_BYTES, ManifestError
@@ -187,7 +186,7 @@ def _from_exception(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]
     raise exc
 
 
-def exception_handler(exc: Exception, context: dict) -> Response | None:
+def exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
     """DRF exception handler: every error becomes problem JSON with the exact reason."""
     try:
         code, body, headers = _from_exception(exc)
@@ -196,7 +195,9 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     request = context.get("request")
     if request is not None:
         body.setdefault("instance", request.path)
-    renderer = getattr(request, "accepted_renderer", None)
-    # problem+json only when the body is JSON; a YAML export client gets the problem as YAML.
-    content_type = PROBLEM_CONTENT_TYPE if renderer is None or renderer.format == "json" else None
-    return Response(body, status=code, headers=headers, content_type=content_type)
+    # Always JSON, whatever the client accepts (e.g. `Accept: text/yaml` on export): one error
+    # shape for every client, and a YAML-reading pipe never mistakes a problem for a manifest.
+    response = JsonResponse(body, status=code, content_type=PROBLEM_CONTENT_TYPE)
+    for name, value in headers.items():
+        response[name] = value
+    return response

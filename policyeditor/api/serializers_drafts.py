@@ -62,7 +62,7 @@ class DraftCreateSerializer(DocumentsMixin):
     name = serializers.CharField(required=False, allow_blank=True, max_length=253)
     description = serializers.CharField(required=False, allow_blank=True, max_length=10_000)
     kind = serializers.ChoiceField(
-        choices=Kind.values, required=False, help_text="Default: inferred from the documents."
+        choices=Kind.choices, required=False, help_text="Default: inferred from the documents."
     )
     kubernetesVersion = VersionField(required=False)
     note = serializers.CharField(required=False, allow_blank=True, max_length=500)

@@ -1,7 +1,7 @@
 """URLs of the REST API (namespace `api`), mounted at /api/ by policyeditor/urls.py."""
 
 from django.contrib.auth.decorators import login_not_required
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
 from policyeditor.api import views_docs, views_tokens
@@ -53,4 +53,6 @@ urlpatterns = [
     path("docs/", views_docs.api_docs, name="docs"),
     path("settings/tokens/", views_tokens.token_list, name="tokens"),
     path("settings/tokens/<int:pk>/revoke", views_tokens.token_revoke, name="token_revoke"),
+    # Anything else under /api/ is a problem-JSON 404, not the site's HTML page.
+    re_path(r"^v1/", views_docs.api_not_found),
 ]

@@ -7,11 +7,12 @@ from functools import lru_cache
 from typing import Any
 
 from django.contrib.auth.decorators import login_not_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.generators import SchemaGenerator
 
-from policyeditor.api.problems import _DEFAULTS, PROBLEM_BASE
+from policyeditor.api.problems import _DEFAULTS, PROBLEM_BASE, PROBLEM_CONTENT_TYPE, problem_body
 
 METHODS = ("get", "post", "put", "patch", "delete")
 
@@ -85,3 +86,11 @@ def api_docs(request: HttpRequest) -> HttpResponse:
             "base_url": request.build_absolute_uri("/").rstrip("/"),
         },
     )
+
+
+@csrf_exempt  # it changes nothing; a CSRF page would hide the 404 from API clients
+@login_not_required
+def api_not_found(request: HttpRequest) -> HttpResponse:
+    """A 404 problem for a path under /api/v1/ that names no endpoint (e.g. /drafts/-1)."""
+    body = problem_body(404, f"no API endpoint at {request.path}", instance=request.path)
+    return JsonResponse(body, status=404, content_type=PROBLEM_CONTENT_TYPE)
