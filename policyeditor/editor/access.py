@@ -1,9 +1,8 @@
-"""Who may see and save which draft: every view and API endpoint fetches drafts through here.
+"""Who may see and save which draft: every view and API endpoint fetches drafts through here."""
 
-Without teams a draft is its owner's (staff see everything). When the review app is installed
-its team rules decide instead (team members see a team's drafts, authors and above save them);
-it is imported lazily because the review app builds on this one, not the other way round.
-"""
+# Without teams a draft is its owner's (staff see everything). When the review app is installed
+# its team rules decide instead (team members see a team's drafts, authors and above save them);
+# it is imported lazily because the review app builds on this one, not the other way round.
 
 from __future__ import annotations
 

@@ -1,12 +1,11 @@
-"""Binding documents to the editor form and parsing its POST back into documents, losslessly.
+"""Binding documents to the editor form and parsing its POST back into documents, losslessly."""
 
-Each control is named after its place: a document id, then the field keys, with a random id
-per list row ("d1a2b.spec.validations.r9f3c.expression"). Every document and row also posts
-its original JSON in a hidden input, so fields the form does not show survive a round trip;
-only the controls actually rendered overwrite anything. While parsing we record which control
-stands for which Kubernetes path ("spec.validations[0].expression"), so validation errors can
-be shown next to the field they are about, whatever the rows' current order.
-"""
+# Each control is named after its place: a document id, then the field keys, with a random id
+# per list row ("d1a2b.spec.validations.r9f3c.expression"). Every document and row also posts
+# its original JSON in a hidden input, so fields the form does not show survive a round trip;
+# only the controls actually rendered overwrite anything. While parsing we record which control
+# stands for which Kubernetes path ("spec.validations[0].expression"), so validation errors can
+# be shown next to the field they are about, whatever the rows' current order.
 
 from __future__ import annotations
 

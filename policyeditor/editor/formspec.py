@@ -12,12 +12,11 @@ REASONS = ("", "Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge")
 
 @dataclass(frozen=True)
 class Field:
-    """One form control (or group of them) bound to `key`, a dotted path in its parent object.
+    """One form control (or group of them) bound to `key`, a dotted path in its parent object."""
 
-    widget is one of: text, select, cel, strings (comma-separated list), checks (multiple
-    choice list), map (string-to-string rows), rows (a list of objects with `fields`),
-    group (a nested object with `fields`).
-    """
+    # widget is one of: text, select, cel, strings (comma-separated list), checks (multiple
+    # choice list), map (string-to-string rows), rows (a list of objects with `fields`),
+    # group (a nested object with `fields`).
 
     key: str
     label: str

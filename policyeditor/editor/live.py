@@ -1,8 +1,7 @@
-"""The editor's calls into the engine: live validation of documents and Try-it evaluation.
+"""The editor's calls into the engine: live validation of documents and Try-it evaluation."""
 
-Engine modules are imported when first used, so the editor keeps working (and says plainly
-that a check is unavailable) while a piece of the engine is missing; results are never faked.
-"""
+# Engine modules are imported when first used, so the editor keeps working (and says plainly
+# that a check is unavailable) while a piece of the engine is missing; results are never faked.
 
 from __future__ import annotations
 

@@ -129,11 +129,9 @@ def save_draft(
     kubernetes_version: str | None = None,
     name: str | None = None,
 ) -> Draft:
-    """Save new documents as the next revision; Conflict if `expected_revision` is stale.
-
-    The check and the write are one conditional UPDATE inside a transaction, so two
-    concurrent saves of the same revision cannot both succeed (no lost work).
-    """
+    """Save new documents as the next revision; Conflict if `expected_revision` is stale."""
+    # The check and the write are one conditional UPDATE inside a transaction, so two
+    # concurrent saves of the same revision cannot both succeed (no lost work).
     docs = _check_documents(documents)
     version = _version(kubernetes_version or draft.kubernetes_version)
     try:

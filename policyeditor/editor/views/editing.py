@@ -29,7 +29,7 @@ from policyeditor.engine.manifests import dump_documents, load_documents
 from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
 
 
-def _version(request: HttpRequest, draft: Draft) -> str:
+def posted_version(request: HttpRequest, draft: Draft) -> str:
     """The target version posted by the form, else the draft's."""
     try:
         return normalize_version(request.POST.get("kubernetes_version") or draft.kubernetes_version)
@@ -120,7 +120,7 @@ def draft_validate(request: HttpRequest, pk: int) -> HttpResponse:
     """Live validation of the posted form: always 200, errors inside the fragment."""
     draft = get_draft_for(request.user, pk)
     parsed = parse_post(request.POST)
-    version = _version(request, draft)
+    version = posted_version(request, draft)
     return render(request, "editor/live.html", _live_context(draft, parsed, version))
 
 
@@ -202,7 +202,7 @@ def draft_save(request: HttpRequest, pk: int) -> HttpResponse:
     """Save the form as a new revision, or explain the conflict (nothing is overwritten)."""
     draft = get_draft_for(request.user, pk)
     parsed = parse_post(request.POST)
-    version = _version(request, draft)
+    version = posted_version(request, draft)
     context = {"draft": draft, "conflict": None, "problem": "", "saved": False}
     if not can_edit(request.user, draft):
         context["problem"] = "Not saved: your role on this draft lets you view it, not save it."

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from policyeditor.editor import live
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.formdata import parse_post
-from policyeditor.editor.views.editing import _version
+from policyeditor.editor.views.editing import posted_version
 from policyeditor.engine.manifests import dump_documents
 
 
@@ -42,7 +42,7 @@ def draft_try(request: HttpRequest, pk: int) -> HttpResponse:
     """Evaluate the posted documents against the posted Try-it inputs; always 200."""
     draft = get_draft_for(request.user, pk)
     parsed = parse_post(request.POST)
-    version = _version(request, draft)
+    version = posted_version(request, draft)
     post = request.POST
     inputs = live.TryInputs(
         object=post.get("try_object", ""),
