@@ -111,6 +111,20 @@ def apply_actions(outcome: PolicyOutcome, decisions: list[Decision], audits: lis
         outcome.result = "allow"
 
 
+def go_json(value: object) -> str:
+    """JSON as Go's encoding/json writes it: compact, UTF-8, HTML characters escaped."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    for char, escape in (
+        ("&", "\\u0026"),
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(char, escape)
+    return text
+
+
 def audit_annotations(outcomes: list[PolicyOutcome]) -> dict[str, str]:
     """The request's audit annotations: per-policy keys and the validation_failure array."""
     # Values of one key are de-duplicated and joined with ", "; at most 50 failures are kept.
@@ -124,5 +138,5 @@ def audit_annotations(outcomes: list[PolicyOutcome]) -> dict[str, str]:
         failures.extend(outcome.audit_failures)
     result = {key: ", ".join(values) for key, values in collected.items()}
     if failures:
-        result[VALIDATION_FAILURE_KEY] = json.dumps(failures[:50], separators=(",", ":"))
+        result[VALIDATION_FAILURE_KEY] = go_json(failures[:50])
     return result

@@ -192,9 +192,9 @@ def test_warn_action_turns_a_denial_into_a_warning():
 def test_audit_action_records_the_validation_failure_annotation():
     result = run([vap(validations=MAX5), binding(actions=["Audit"])], deployment(6))
     assert result.allowed and result.result == "audit"
-    entries = json.loads(
-        result.audit_annotations["validation.policy.admission.k8s.io/validation_failure"]
-    )
+    raw = result.audit_annotations["validation.policy.admission.k8s.io/validation_failure"]
+    assert "replicas \\u003c= 5" in raw, "Go's encoding/json escapes HTML characters"
+    entries = json.loads(raw)
     assert entries == [
         {
             "message": "failed expression: object.spec.replicas <= 5",
