@@ -273,3 +273,20 @@ def test_a_read_only_viewer_sees_the_draft_but_cannot_save(client, bob, replica_
     response = client.post(reverse("editor:draft_save", args=[replica_draft.pk]), postable(data))
     assert response.status_code == 403
     assert Draft.objects.get(pk=replica_draft.pk).revision == 1
+
+
+def test_type_check_warnings_are_shown_at_the_field_without_blocking(
+    alice_client, replica_draft, htmx_headers
+):
+    data = _form(alice_client, replica_draft)
+    field = _expression_field(data)
+    data[field] = "object.spec.replicaz <= params.maxReplicas"
+    response = alice_client.post(
+        reverse("editor:draft_validate", args=[replica_draft.pk]),
+        postable(data),
+        headers=htmx_headers,
+    )
+    html = response.content.decode()
+    assert f'data-for="{field}" data-level="warning"' in html
+    assert "undefined field &#x27;replicaz&#x27;" in html
+    assert "valid for Kubernetes 1.37" in html
