@@ -40,35 +40,76 @@ def _element_path(schema: dict | None, item: Any, index: int) -> str:
     return f"[{index}]"
 
 
+def _go_sharp(value: Any) -> str:
+    """Go's %#v of a decoded JSON value (what SMD prints in its type errors)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value) if isinstance(value, float) else str(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(_go_sharp(v) for v in value) + "}"
+    if isinstance(value, dict):
+        items = ", ".join(f"{json.dumps(str(k))}:{_go_sharp(v)}" for k, v in value.items())
+        return "map[string]interface {}{" + items + "}"
+    return "interface {}(nil)"
+
+
+def _go_plain(value: Any) -> str:
+    """Go's %v of a decoded JSON value."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "[" + " ".join(_go_plain(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{_go_plain(v)}" for k, v in sorted(value.items())) + "]"
+    return str(value)
+
+
 def _type_error(path: str, schema: dict, value: Any) -> str | None:
-    """The typed-conversion complaint for a scalar of the wrong JSON type, or None."""
+    """The typed-conversion complaint for a value of the wrong JSON type, or None."""
     types = schemas.schema_types(schema)
     if not types or value is None:
         return None
+    where = path or "."
+    if "object" in types or "array" in types:
+        wanted = "map" if "object" in types else "list"
+        fits = isinstance(value, dict) if wanted == "map" else isinstance(value, list)
+        return None if fits else f"{where}: expected {wanted}, got &{{{_go_plain(value)}}}"
+    if types & {"integer", "number"}:
+        # SMD has one numeric scalar type: ints and floats both fit integer fields.
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return None
+        return f"{where}: expected numeric (int or float), got {_go_type_name(value)}"
+    if "string" in types:
+        if isinstance(value, str):
+            return None
+        return f"{where}: expected string, got &value.valueUnstructured{{Value:{_go_sharp(value)}}}"
+    if "boolean" in types:
+        if isinstance(value, bool):
+            return None
+        return f"{where}: expected boolean, got &{{{_go_plain(value)}}}"
+    return None
+
+
+def _go_type_name(value: Any) -> str:
+    """Go's %T of a decoded JSON value."""
     if isinstance(value, bool):
-        ok = "boolean" in types
-    elif isinstance(value, int):
-        ok = bool(types & {"integer", "number"})
-    elif isinstance(value, float):
-        ok = "number" in types or ("integer" in types and value.is_integer())
-    elif isinstance(value, str):
-        ok = "string" in types
-    elif isinstance(value, dict):
-        ok = "object" in types
-    elif isinstance(value, list):
-        ok = "array" in types
-    else:
-        ok = False
-    if ok:
-        return None
-    expected = (
-        "numeric (int or float)" if types & {"integer", "number"} else "/".join(sorted(types))
-    )
-    if "object" in types:
-        expected = "map"
-    elif "array" in types:
-        expected = "list"
-    return f"{path or '.'}: expected {expected}, got {_json_type(value)}"
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "[]interface {}"
+    if isinstance(value, dict):
+        return "map[string]interface {}"
+    return "<nil>"
 
 
 def _json_type(value: Any) -> str:

@@ -127,3 +127,26 @@ def test_kinds_without_a_schema_merge_maps_and_replace_lists():
 def test_a_non_object_patch_is_an_error():
     with pytest.raises(ApplyError):
         apply_configuration(deployment(), "not an object")
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        (
+            {"metadata": {"labels": {"a": 1}}},
+            ".metadata.labels.a: expected string, got &value.valueUnstructured{Value:1}",
+        ),
+        (
+            {"spec": {"replicas": "3"}},
+            ".spec.replicas: expected numeric (int or float), got string",
+        ),
+        ({"spec": {"paused": "yes"}}, ".spec.paused: expected boolean, got &{yes}"),
+        ({"spec": {"template": "x"}}, ".spec.template: expected map, got &{x}"),
+    ],
+)
+def test_wrong_types_are_refused_with_the_structured_merge_wording(patch, message):
+    with pytest.raises(ApplyError) as info:
+        apply_configuration(deployment(), patch)
+    assert str(info.value) == (
+        "error applying patch: failed to convert patch object to typed object: " + message
+    )
