@@ -35,6 +35,25 @@ _DEFAULTS: dict[int, tuple[str, str]] = {
 }
 
 
+# Specific problem types beyond the per-status defaults: (slug, status, title, when).
+SPECIFIC_TYPES: tuple[tuple[str, int, str, str], ...] = (
+    ("unreadable-input", 400, "Invalid input", "the body or the yaml field is not valid YAML/JSON"),
+    (
+        "evaluation-limit",
+        422,
+        "Evaluation limit exceeded",
+        "the engine's deadline or memory cap stopped the work",
+    ),
+    (
+        "engine-failure",
+        422,
+        "Input the engine cannot process",
+        "an engine bug met this input (logged)",
+    ),
+    ("internal-error", 500, "Internal server error", "a bug in the API itself (logged)"),
+)
+
+
 class Problem(exceptions.APIException):
     """An API error with a problem type, a title, a detail and optional field errors."""
 

@@ -12,7 +12,13 @@ from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.generators import SchemaGenerator
 
-from policyeditor.api.problems import _DEFAULTS, PROBLEM_BASE, PROBLEM_CONTENT_TYPE, problem_body
+from policyeditor.api.problems import (
+    _DEFAULTS,
+    PROBLEM_BASE,
+    PROBLEM_CONTENT_TYPE,
+    SPECIFIC_TYPES,
+    problem_body,
+)
 
 METHODS = ("get", "post", "put", "patch", "delete")
 
@@ -73,8 +79,11 @@ def api_docs(request: HttpRequest) -> HttpResponse:
     """Endpoints, parameters, examples and problem types, from the same schema clients fetch."""
     schema = openapi_schema()
     problems = [
-        {"type": PROBLEM_BASE + slug, "status": code, "title": title}
+        {"type": PROBLEM_BASE + slug, "status": code, "title": title, "when": ""}
         for code, (slug, title) in sorted(_DEFAULTS.items())
+    ] + [
+        {"type": PROBLEM_BASE + slug, "status": code, "title": title, "when": when}
+        for slug, code, title, when in SPECIFIC_TYPES
     ]
     return render(
         request,
