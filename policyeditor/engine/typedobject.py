@@ -7,11 +7,13 @@ fields are reported with their full path, wrong JSON types fail, and JSON nulls 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from policyeditor.engine import schemas
 from policyeditor.engine.versions import DEFAULT_VERSION
 
+_INDEX = re.compile(r"\[\d+\]")
 _GO_TYPES = {"integer": "int64", "number": "float64", "string": "string", "boolean": "bool"}
 
 
@@ -52,31 +54,56 @@ def _fits(value: Any, schema: dict) -> bool:
     return False
 
 
-def _go_type(schema: dict) -> str:
+def _ref_type(raw: dict | None) -> str | None:
+    """ "v1.PodSpec" for a schema that is a $ref to io.k8s.api.core.v1.PodSpec."""
+    ref = raw.get("$ref") if isinstance(raw, dict) else None
+    if not isinstance(ref, str):
+        return None
+    name = ref.rsplit("/", 1)[-1]
+    parts = name.split(".")
+    return f"{parts[-2]}.{parts[-1]}" if len(parts) >= 2 else name
+
+
+def _go_type(schema: dict, raw: dict | None) -> str:
+    """The Go type json.Unmarshal names in a type error (approximated from the schema)."""
+    named = _ref_type(raw)
+    if named:
+        return named
     fmt = schema.get("format")
     if fmt in ("int32", "int64", "double", "float"):
         return {"double": "float64", "float": "float32"}.get(fmt, fmt)
     types = schemas.schema_types(schema)
     if "array" in types:
-        return "[]" + "interface {}"
+        element = _ref_type(schema.get("items")) if isinstance(schema.get("items"), dict) else None
+        return "[]" + (element or "string")
     if "object" in types:
-        return "map[string]interface {}" if "properties" not in schema else "struct"
+        return "map[string]string"
     for name in ("integer", "number", "string", "boolean"):
         if name in types:
             return _GO_TYPES[name]
     return "interface {}"
 
 
-def _decode(value: Any, schema: dict | None, path: str, version: str, unknown: list[str]) -> Any:
+def _decode(
+    value: Any,
+    schema: dict | None,
+    path: str,
+    version: str,
+    unknown: list[str],
+    struct: str,
+    raw: dict | None = None,
+) -> Any:
     if schema is None:
         return value
     if value is None:
         return None
     if not _fits(value, schema):
-        where = path or "."
+        # encoding/json: Struct is the enclosing Go struct, Field the JSON path from the root
+        # (field names only; the strict unknown-field paths below keep the list indices).
+        field = _INDEX.sub("", path) or "."
         raise DecodeError(
-            f"json: cannot unmarshal {_json_kind(value)} into Go struct field {where} "
-            f"of type {_go_type(schema)}"
+            f"json: cannot unmarshal {_json_kind(value)} into Go struct field "
+            f"{struct}.{field} of type {_go_type(schema, raw)}"
         )
     if isinstance(value, dict) and schemas.is_object_schema(schema):
         if schema.get("x-kubernetes-preserve-unknown-fields"):
@@ -85,26 +112,29 @@ def _decode(value: Any, schema: dict | None, path: str, version: str, unknown: l
         additional = schema.get("additionalProperties")
         if not isinstance(properties, dict) and not isinstance(additional, dict):
             return value  # RawExtension-like: any JSON object
+        here = (
+            (_ref_type(raw) or struct).rsplit(".", 1)[-1]
+            if isinstance(properties, dict)
+            else struct
+        )
         out: dict[str, Any] = {}
         for key, item in value.items():
             child_path = f"{path}.{key}" if path else key
+            child = schemas.child_schema(schema, key, version)
             if isinstance(properties, dict) and key in properties:
-                decoded = _decode(
-                    item, schemas.child_schema(schema, key, version), child_path, version, unknown
-                )
+                decoded = _decode(item, child, child_path, version, unknown, here, properties[key])
                 if decoded is not None:
                     out[key] = decoded
             elif isinstance(additional, dict):
-                out[key] = _decode(
-                    item, schemas.child_schema(schema, key, version), child_path, version, unknown
-                )
+                out[key] = _decode(item, child, child_path, version, unknown, here, additional)
             else:
                 unknown.append(child_path)
         return out
     if isinstance(value, list) and schemas.is_array_schema(schema):
         element = schemas.items_schema(schema, version)
+        raw_items = schema.get("items") if isinstance(schema.get("items"), dict) else None
         return [
-            _decode(item, element, f"{path}[{index}]", version, unknown)
+            _decode(item, element, f"{path}[{index}]", version, unknown, struct, raw_items)
             for index, item in enumerate(value)
         ]
     return value
@@ -121,7 +151,7 @@ def strict_decode(obj: Any, *, k8s_version: str = DEFAULT_VERSION) -> Any:
     if schema is None:
         return obj
     unknown: list[str] = []
-    decoded = _decode(obj, schema, "", k8s_version, unknown)
+    decoded = _decode(obj, schema, "", k8s_version, unknown, str(obj.get("kind") or ""))
     if unknown:
         raise DecodeError(
             "strict decoding error: " + ", ".join(f'unknown field "{path}"' for path in unknown)

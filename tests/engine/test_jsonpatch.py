@@ -161,7 +161,9 @@ def test_strict_decoding_refuses_wrong_types_and_drops_nulls():
     }
     with pytest.raises(DecodeError) as info:
         strict_decode(obj)
-    assert "cannot unmarshal string" in str(info.value)
+    assert str(info.value) == (
+        "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
+    )
     obj["spec"]["replicas"] = 3
     assert strict_decode(obj) == {
         "apiVersion": "apps/v1",
@@ -169,6 +171,16 @@ def test_strict_decoding_refuses_wrong_types_and_drops_nulls():
         "metadata": {},
         "spec": {"replicas": 3},
     }
+
+
+def test_type_errors_name_the_enclosing_struct_and_the_path_without_indices():
+    spec = {"template": {"spec": {"containers": [{"name": 1}]}}}
+    with pytest.raises(DecodeError) as info:
+        strict_decode({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {}, "spec": spec})
+    assert str(info.value) == (
+        "json: cannot unmarshal number into Go struct field Container.spec.template.spec.containers.name"
+        " of type string"
+    )
 
 
 def test_unknown_kinds_stay_unstructured():
