@@ -28,6 +28,9 @@ from .runtime_functions import JSONPATCH_FN, OBJECT_FN
 _CACHE: OrderedDict[tuple, CompileResult] = OrderedDict()
 _CACHE_SIZE = 4096
 _CACHE_LOCK = threading.Lock()
+# Keyed by the arguments exactly as given (no normalising): a hit costs one tuple and one lookup,
+# which matters because evaluators look every expression up on every request.
+_FAST: dict[tuple, CompileResult] = {}
 _MAX_REWRITE_ROUNDS = 8
 MAX_EXPRESSION_LENGTH = 100_000
 
@@ -48,6 +51,40 @@ def compile_expression(
     env_type: EnvType = EnvType.NEW_EXPRESSIONS,
 ) -> CompileResult:
     """Compile expression in the kube-apiserver environment; cached, never raises for bad input."""
+    fast_key = hit = None
+    # Only plain strings use the fast key: 1 == True would share other arguments' results.
+    try:
+        if type(expression) is str and (version is None or type(version) is str):
+            fast_key = (
+                expression,
+                context,
+                version,
+                env_type,
+                declarations.has_params,
+                declarations.variables,
+                declarations.mutating,
+                declarations.variable_types,
+            )
+            hit = _FAST.get(fast_key)
+    except (AttributeError, TypeError):  # odd arguments: the slow path explains them
+        fast_key = hit = None
+    if hit is not None:
+        return hit
+    result = _compile_cached(expression, context, version, declarations, env_type)
+    if fast_key is not None:
+        if len(_FAST) >= _CACHE_SIZE:
+            _FAST.clear()
+        _FAST[fast_key] = result
+    return result
+
+
+def _compile_cached(
+    expression: str,
+    context: Context,
+    version: str | None,
+    declarations: Declarations,
+    env_type: EnvType,
+) -> CompileResult:
     try:
         canonical = normalize_version(version)
     except ValueError as exc:
@@ -311,3 +348,4 @@ def clear_cache() -> None:
     """Forget every compiled expression (tests)."""
     with _CACHE_LOCK:
         _CACHE.clear()
+        _FAST.clear()

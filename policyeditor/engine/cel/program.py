@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import cel_expr_python.cel as cel
@@ -28,12 +28,15 @@ class Activation:
     authorizer: Any = None
     variables: VariableResolver | None = None
 
+    # cel-expr-python activations per variant, reused by every program of this activation:
+    # the engine converts each value once, on first read, and keeps the conversion.
+    _engine: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
     def data(
         self, names: frozenset[str], authorizer_value: Any = None, request_resource: Any = None
     ) -> dict[str, Any]:
         """The activation mapping handed to cel-expr-python, limited to the names read."""
         data: dict[str, Any] = {}
-        # Only what the program reads is converted: conversion is most of the engine's time.
         if "object" in names:
             data["object"] = self.object
         if "oldObject" in names:
@@ -49,6 +52,39 @@ class Activation:
         if request_resource is not None:
             data["authorizer.requestResource"] = request_resource
         return data
+
+    def engine_activation(self, env: Any, *, authorizer: bool, match_condition: bool) -> Any:
+        """The shared cel-expr-python activation of this variant (built once, reused)."""
+        sources = (
+            self.object,
+            self.old_object,
+            self.request,
+            self.params,
+            self.namespace_object,
+            self.authorizer,
+        )
+        key = (authorizer, match_condition)
+        cached = self._engine.get(key)
+        # Fields reassigned since the activation was built invalidate it.
+        if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
+            return cached[1]
+        authorizer_value = request_resource = None
+        if authorizer:
+            from . import library_bridge
+
+            authorizer_value, request_resource = library_bridge.authorizer_values(
+                self.authorizer, self.request
+            )
+        data = self.data(ALL_NAMES, authorizer_value, request_resource)
+        if match_condition:
+            data["namespaceObject__map"] = None  # Kubernetes never binds it for match conditions
+        built = env.Activation(data=data)
+        self._engine[key] = (sources, built)
+        return built
+
+
+# Every name Activation.data can bind: the engine converts values lazily, so unread ones are free.
+ALL_NAMES = frozenset(("object", "oldObject", "request__map", "namespaceObject__map", "params"))
 
 
 # cel-expr-python stops any evaluation after 10,000 comprehension iterations in total (cel-cpp's
@@ -104,6 +140,19 @@ class VariableResolver:
 
 
 _ERROR = cel.Type.ERROR
+_UNCONVERTIBLE = object()
+
+
+def _inspect(value: Any) -> tuple[bool, Any]:
+    """(is an error, plain value or _UNCONVERTIBLE); the type is read only when ambiguous."""
+    try:
+        raw = value.plain_value()
+    except Exception:  # noqa: BLE001 - optionals and other values with no Python form
+        return value.type() == _ERROR, _UNCONVERTIBLE
+    # Error values come back as their message text: only strings need the (slower) type check.
+    if type(raw) is str:
+        return value.type() == _ERROR, raw
+    return False, raw
 
 
 class Program:
@@ -137,35 +186,41 @@ class Program:
             state.charge(self.runtime.base_cost)
         except CostExceeded as exc:
             return False, str(exc)
-        authorizer_value = request_resource = None
         names = self.runtime.idents
-        if (
+        with_authorizer = bool(
             activation.authorizer is not None
             and self._env.authorizer
             and ("authorizer" in names or "authorizer.requestResource" in names)
-        ):
-            from . import library_bridge
-
-            authorizer_value, request_resource = library_bridge.authorizer_values(
-                activation.authorizer, activation.request
-            )
-        data = activation.data(names, authorizer_value, request_resource)
-        if self._env.context == Context.MATCH_CONDITION and "namespaceObject__map" in data:
-            data["namespaceObject__map"] = None  # Kubernetes never binds it for match conditions
+        )
+        match_condition = self._env.context == Context.MATCH_CONDITION
         is_error = False
+        raw: Any = _UNCONVERTIBLE
         try:
-            value = self._expression.eval(data=data)
-            is_error = value.type() == _ERROR
+            engine_activation = activation.engine_activation(
+                self._env.env, authorizer=with_authorizer, match_condition=match_condition
+            )
+            value = self._expression.eval(activation=engine_activation)
+            is_error, raw = _inspect(value)
             retry = is_error and "out of range for" in str(value.value())
         except Exception:  # noqa: BLE001 - conversion failures of odd input: retry sanitized
             retry = True
         if retry:
             # Integers beyond int64 are doubles in Kubernetes' JSON decoding; convert and retry
             # (kept off the hot path: most objects hold no such numbers).
+            authorizer_value = request_resource = None
+            if with_authorizer:
+                from . import library_bridge
+
+                authorizer_value, request_resource = library_bridge.authorizer_values(
+                    activation.authorizer, activation.request
+                )
+            data = activation.data(names, authorizer_value, request_resource)
+            if match_condition and "namespaceObject__map" in data:
+                data["namespaceObject__map"] = None
             data = {k: sanitize_input(v) for k, v in data.items()}
             try:
                 value = self._expression.eval(data=data)
-                is_error = value.type() == _ERROR
+                is_error, raw = _inspect(value)
             except Exception as exc:  # noqa: BLE001 - unconvertible input is a runtime error
                 if "Iteration budget exceeded" in str(exc):
                     return False, ENGINE_ITERATION_MESSAGE
@@ -178,9 +233,11 @@ class Program:
                 return False, _translate(str(value.value()))
             except Exception:  # noqa: BLE001
                 return True, None
+        if raw is _UNCONVERTIBLE:
+            return True, _optional_plain(value)  # values with no Python form
         try:
-            plain = to_plain(value.plain_value())
-        except Exception:  # noqa: BLE001 - values with no Python form
+            plain = raw if raw is True or raw is False else to_plain(raw)
+        except Exception:  # noqa: BLE001
             return True, _optional_plain(value)
         if self.runtime.unwrap_optional and not raw_optional:
             return True, plain[0] if plain else None
