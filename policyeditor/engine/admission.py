@@ -379,6 +379,10 @@ def _respond(
         reason = first.get("reason") or "Invalid"
         is_map = bool(first.get("mutating"))
         code = 403 if is_map else _REASON_CODES.get(reason, 422)
+        # VAP: one cause with the denial text; MAP: one cause per policy error that failed.
+        causes = (
+            [d["message"] for d in denials if d.get("mutating")] if is_map else [first["message"]]
+        )
         return EvaluationResult(
             # The answer is an error when the denial that answers came from a failure.
             result="error" if first.get("error") else "deny",
@@ -386,6 +390,7 @@ def _respond(
             status_code=code,
             reason=reason,
             message=first["message"] if is_map else forbidden_message(request, first["message"]),
+            causes=causes,
             warnings=warnings,
             audit_annotations=annotations,
             object=final_object,

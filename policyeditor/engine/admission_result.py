@@ -126,6 +126,8 @@ class EvaluationResult:
     patch: list[dict] = field(default_factory=list)
     diff: str = ""
     errors: list[str] = field(default_factory=list)
+    # Status details.causes messages of a denial (VAP: the denial; MAP: every policy error).
+    causes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form, stable keys; used by the API, `eval -o json` and the UI."""
@@ -141,5 +143,6 @@ class EvaluationResult:
             "patch": _json(self.patch),
             "diff": self.diff,
             "errors": list(self.errors),
+            "causes": list(self.causes),
             "policies": [p.to_dict() for p in self.policies],
         }

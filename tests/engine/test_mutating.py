@@ -391,3 +391,10 @@ def test_a_policy_version_the_cluster_does_not_serve_is_not_evaluated():
     ]
     beta = dict(policy, apiVersion="admissionregistration.k8s.io/v1beta1")
     assert run([beta], configmap(), version="1.35").object["metadata"]["labels"] == {"team": "a"}
+
+
+def test_every_failing_mutating_policy_is_listed_in_the_causes():
+    broken = json_patch('[JSONPatch{op: "remove", path: "/data/missing"}]')
+    result = run([map_policy("a", [broken]), map_policy("b", [broken])], configmap())
+    assert result.message.startswith('policy "a" denied request')
+    assert [c.split(" denied")[0] for c in result.causes] == ['policy "a"', 'policy "b"']

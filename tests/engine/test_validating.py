@@ -783,3 +783,11 @@ def test_an_audit_value_of_another_type_is_an_error_naming_the_cel_type():
         "denied request: valueExpression 'dyn(1)' resulted in unsupported return type: int. "
         "Return type must be either string or null."
     )
+
+
+def test_a_denial_carries_one_cause_with_the_policy_text():
+    result = run([vap(validations=MAX5), binding()], deployment(6))
+    assert result.causes == [
+        "ValidatingAdmissionPolicy 'limit' with binding 'limit-binding' denied request: "
+        "failed expression: object.spec.replicas <= 5"
+    ]
