@@ -12,8 +12,9 @@ from .cost import PER_CALL_LIMIT
 from .issues import CelIssue
 from .issues import translate_runtime_message as _translate
 from .model import CompileResult, Context, EvalResult
+from .runtime_functions import strip_markers
 from .runtime_state import CostBudget, CostExceeded, EvalState
-from .values import namespace_value, sanitize_input, to_plain
+from .values import namespace_value, sanitize_input, to_engine, to_plain
 
 
 @dataclass
@@ -106,6 +107,14 @@ class VariableResolver:
         self.activation = activation
         self._values: dict[str, tuple[bool, Any]] = {}
 
+    @property
+    def values(self) -> dict[str, tuple[bool, Any]]:
+        """The variables evaluated so far: name -> (ok, plain value or error text)."""
+        return {
+            name: (ok, to_plain(value) if ok else value)
+            for name, (ok, value) in self._values.items()
+        }
+
     def bind(self, activation: Activation) -> VariableResolver:
         """A fresh resolver (empty memo) over activation: each activation re-evaluates."""
         resolver = VariableResolver(self.compiled, activation)
@@ -128,7 +137,9 @@ class VariableResolver:
             raise ValueError(message)
         activation = self.activation if self.activation is not None else Activation(variables=self)
         # Optional variables stay in their [value] / [] form: the reader indexes them back.
-        ok, value = compiled.program.run(activation, state, raw_optional=True)
+        # The value stays in the engine's Python form (durations, timestamps, bytes as such),
+        # so readers see the variable's CEL type; `values` converts it for display.
+        ok, value = compiled.program.run(activation, state, raw_optional=True, engine_value=True)
         if not ok:
             if state.exceeded:
                 raise CostExceeded(state.exceeded)
@@ -179,9 +190,17 @@ class Program:
         return self._rewrite.to_original(offset) if self._rewrite is not None else offset
 
     def run(
-        self, activation: Activation, state: EvalState, *, raw_optional: bool = False
+        self,
+        activation: Activation,
+        state: EvalState,
+        *,
+        raw_optional: bool = False,
+        engine_value: bool = False,
     ) -> tuple[bool, Any]:
-        """Evaluate inside a running state: (True, plain value) or (False, error message)."""
+        """Evaluate inside a running state: (True, plain value) or (False, error message).
+
+        engine_value: the value as cel-expr-python hands it out, to be handed back to it.
+        """
         try:
             state.charge(self.runtime.base_cost)
         except CostExceeded as exc:
@@ -235,6 +254,9 @@ class Program:
                 return True, None
         if raw is _UNCONVERTIBLE:
             return True, _optional_plain(value)  # values with no Python form
+        if engine_value:
+            # Construction markers are dropped as they always were for variables.
+            return True, to_engine(strip_markers(raw) if self.runtime.constructs else raw)
         try:
             plain = raw if raw is True or raw is False else to_plain(raw)
         except Exception:  # noqa: BLE001

@@ -16,6 +16,7 @@ from .runtime_functions import (
     JSONPATCH_FN,
     JSONPATCH_RUNTIME_FN,
     MAP_INSERT_FN,
+    OBJECT_FN,
     VARIABLE_FN,
 )
 
@@ -31,6 +32,8 @@ class RuntimeAst:
     unwrap_optional: bool = False  # the program yields [value] / [] for an optional result
     # Activation names the program reads: only these are converted for the engine.
     idents: frozenset[str] = frozenset()
+    # The program builds Object{...} values (their results carry construction markers).
+    constructs: bool = False
 
     @property
     def needs_state(self) -> bool:
@@ -120,7 +123,18 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
         for node in walk(out.expr)
         if node.WhichOneof("expr_kind") == "ident_expr"
     )
-    return RuntimeAst(out, base, has_loops, tuple(dict.fromkeys(used_variables)), idents=idents)
+    constructs = any(
+        node.WhichOneof("expr_kind") == "call_expr" and node.call_expr.function == OBJECT_FN
+        for node in walk(out.expr)
+    )
+    return RuntimeAst(
+        out,
+        base,
+        has_loops,
+        tuple(dict.fromkeys(used_variables)),
+        idents=idents,
+        constructs=constructs,
+    )
 
 
 def _optional_from_list(out: Any, node: Any, next_id: int) -> int:

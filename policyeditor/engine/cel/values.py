@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import base64
 import datetime
+import marshal
 from typing import Any
 
-from google.protobuf import text_format
+from google.protobuf import duration_pb2, text_format, timestamp_pb2
 from google.protobuf.message import Message
 
 from .runtime_functions import TYPE_KEY
@@ -36,8 +37,28 @@ def rfc3339(moment: datetime.datetime) -> str:
     return text + "Z"
 
 
+_SCALARS = frozenset((str, int, bool, float, type(None)))
+
+
 def to_plain(value: Any) -> Any:
     """A CEL plain_value() result as JSON-shaped Python (see EvalResult for the rules)."""
+    # Leaves are tested inline (exact types, as plain_value() makes them): this runs on every
+    # result and most of its time is spent on scalars.
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {
+            (k if type(k) in _SCALARS else to_plain(k)): (v if type(v) in _SCALARS else to_plain(v))
+            for k, v in value.items()
+            if k != TYPE_KEY
+        }
+    if kind is list:
+        return [v if type(v) in _SCALARS else to_plain(v) for v in value]
+    return _other_to_plain(value)
+
+
+def _other_to_plain(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (bytes, bytearray)):
@@ -51,12 +72,44 @@ def to_plain(value: Any) -> Any:
         return go_duration_string(value)
     if isinstance(value, datetime.datetime):
         return rfc3339(value)
+    if isinstance(value, duration_pb2.Duration):  # variables' values in the engine form
+        return go_duration_string(value.ToTimedelta())
+    if isinstance(value, timestamp_pb2.Timestamp):
+        return rfc3339(value.ToDatetime())
     if isinstance(value, Message):
         to_string = getattr(value, "to_cel_string", None)
         if callable(to_string):
             return to_string()
         return text_format.MessageToString(value, as_one_line=True)
     return str(value)
+
+
+def to_engine(value: Any) -> Any:
+    """A plain_value() result in the form cel-expr-python accepts back from a function."""
+    try:
+        # marshal refuses exactly the non-builtin values (datetimes, messages): a C-speed test
+        # that nothing needs converting, which is the common case.
+        marshal.dumps(value)
+        return value
+    except ValueError:
+        return _engine_walk(value)
+
+
+def _engine_walk(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _engine_walk(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_engine_walk(v) for v in value]
+    if isinstance(value, datetime.timedelta):
+        # Functions cannot return datetime values; the protobuf well-known types read the same.
+        duration = duration_pb2.Duration()
+        duration.FromTimedelta(value)
+        return duration
+    if isinstance(value, datetime.datetime):
+        stamp = timestamp_pb2.Timestamp()
+        stamp.FromDatetime(value)
+        return stamp
+    return value
 
 
 def sanitize_input(value: Any) -> Any:
