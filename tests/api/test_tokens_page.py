@@ -92,3 +92,13 @@ def test_the_create_api_token_command_names_a_missing_user():
 
     with pytest.raises(CommandError, match="no user named 'nobody'"):
         call_command("create_api_token", "nobody")
+
+
+def test_staff_can_revoke_tokens_in_the_admin_but_not_mint_them(client, make_user, alice):
+    row, plain = ApiToken.issue(alice, "laptop")
+    client.force_login(make_user("root", is_staff=True, is_superuser=True))
+    assert client.get(reverse("admin:api_apitoken_changelist")).status_code == 200
+    assert client.get(reverse("admin:api_apitoken_add")).status_code == 403
+    response = client.post(reverse("admin:api_apitoken_delete", args=[row.pk]), {"post": "yes"})
+    assert response.status_code == 302
+    assert ApiClient(plain).get("/api/v1/drafts").status_code == 401
