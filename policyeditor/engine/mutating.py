@@ -208,7 +208,9 @@ def run_invocation(
         current = new
     record_variables(outcome, variables, evaluators)
     if outcome.errors:
-        _record_error(outcome, outcome.errors[0], already_listed=True)
+        # Every failed mutation is its own PolicyError; the first answers the request.
+        for error in outcome.errors:
+            _record_error(outcome, error, already_listed=True)
     elif any(step.status == "applied" for step in outcome.mutations):
         outcome.result = "allow"
         outcome.reason = "mutated"
@@ -231,7 +233,7 @@ def _record_error(
     # MAP answers with the PolicyError text itself (no "<resource> is forbidden:" prefix); the
     # status reason is the error's (Invalid for mutations, Forbidden for configuration errors).
     outcome.denials.append({"message": full, "reason": reason, "mutating": True, "error": True})
-    outcome.message = full
+    outcome.message = outcome.message or full
 
 
 def _config_error(

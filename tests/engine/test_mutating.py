@@ -398,3 +398,11 @@ def test_every_failing_mutating_policy_is_listed_in_the_causes():
     result = run([map_policy("a", [broken]), map_policy("b", [broken])], configmap())
     assert result.message.startswith('policy "a" denied request')
     assert [c.split(" denied")[0] for c in result.causes] == ['policy "a"', 'policy "b"']
+
+
+def test_each_failed_mutation_of_a_policy_is_a_cause_and_the_first_answers():
+    first = json_patch('[JSONPatch{op: "remove", path: "/data/one"}]')
+    second = json_patch('[JSONPatch{op: "remove", path: "/data/two"}]')
+    result = run([map_policy(mutations=[first, second])], configmap())
+    assert '"/data/one"' in result.message
+    assert len(result.causes) == 2 and '"/data/two"' in result.causes[1]
