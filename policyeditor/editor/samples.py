@@ -29,7 +29,10 @@ _TOP: dict[str, dict[str, Any]] = {"ConfigMap": {"data": {"key": "value"}}}
 def _first_rule(documents: list[dict]) -> dict | None:
     for doc in documents:
         if family(str(doc.get("kind", ""))) and not str(doc.get("kind", "")).endswith("Binding"):
-            rules = ((doc.get("spec") or {}).get("matchConstraints") or {}).get("resourceRules")
+            # Typed as pasted (spec may be a string): the sample must not fail on bad input.
+            spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+            constraints = spec.get("matchConstraints")
+            rules = constraints.get("resourceRules") if isinstance(constraints, dict) else None
             if isinstance(rules, list) and rules and isinstance(rules[0], dict):
                 return rules[0]
     return None

@@ -217,6 +217,20 @@ DOCUMENT_INPUTS = [
         unmarshal("number", f"{SPEC}.spec.failurePolicy", "string"),
     ),
     Hostile(
+        "match-constraints-list",
+        policy_with("spec.matchConstraints", ["all"]),
+        unmarshal("array", f"{SPEC}.spec.matchConstraints", "v1.MatchResources"),
+    ),
+    Hostile(
+        "resource-rule-string",
+        policy_with("spec.matchConstraints.resourceRules", ["everything"]),
+        unmarshal(
+            "string",
+            "MatchResources.spec.matchConstraints.resourceRules",
+            "v1.NamedRuleWithOperations",
+        ),
+    ),
+    Hostile(
         "resource-rules-string",
         policy_with("spec.matchConstraints.resourceRules", "all"),
         unmarshal(
