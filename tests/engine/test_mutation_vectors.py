@@ -21,7 +21,7 @@ def policy_for(record: dict) -> dict:
         }
     obj = record["object"]
     group, _, version = obj["apiVersion"].rpartition("/")
-    plural = {"Deployment": "deployments", "Endpoints": "endpoints"}[obj["kind"]]
+    plural = AdmissionRequest.build(object=obj).resource["resource"]
     spec = {
         "matchConstraints": {
             "resourceRules": [
