@@ -1,10 +1,9 @@
-"""The engine work behind validate, evaluate and cel, as plain functions run in the isolation pool.
+"""The engine work behind validate, evaluate and cel, as plain functions run in the isolation pool."""
 
-Nothing here imports Django: the functions run in engine worker processes (see
-policyeditor.engine.isolation), take and return picklable JSON-shaped values, and report bad
-input as {"problem": {...}} instead of raising, because exceptions cross the process boundary
-only as text.
-"""
+# Nothing here imports Django: the functions run in engine worker processes (see
+# policyeditor.engine.isolation), take and return picklable JSON-shaped values, and report bad
+# input as {"problem": {...}} instead of raising, because exceptions cross the process boundary
+# only as text.
 
 from __future__ import annotations
 
@@ -20,8 +19,8 @@ logger = logging.getLogger(__name__)
 
 
 def jsonable(value: Any) -> Any:
-    """Values JSON cannot carry made representable (as protojson writes them): the JSON
-    renderer would otherwise fail on NaN, infinities or bytes that a CEL result may hold."""
+    """Values JSON cannot carry (NaN, infinities, bytes) written as protojson writes them."""
+    # The JSON renderer would otherwise fail on what a CEL result may hold.
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if isinstance(value, bytes | bytearray):

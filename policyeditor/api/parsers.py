@@ -78,11 +78,9 @@ def _too_deep(value: Any) -> bool:
 
 
 def load_json(data: bytes) -> Any:
-    """Strict JSON (no YAML fallback, as a JSON client means JSON): one value, or ManifestError.
-
-    Same limits as manifests.load_documents: duplicate fields and NaN/Infinity are refused
-    (the API server's strict decoding does the same), and so is nesting past MAX_DEPTH.
-    """
+    """Strict JSON (no YAML fallback: a JSON client means JSON): one value, or ManifestError."""
+    # Same limits as manifests.load_documents: duplicate fields and NaN/Infinity are refused
+    # (the API server's strict decoding does the same), and so is nesting past MAX_DEPTH.
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

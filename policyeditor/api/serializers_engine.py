@@ -41,8 +41,9 @@ class UserInfoSerializer(StrictSerializer):
 
 
 class AuthorizerEntrySerializer(serializers.Serializer):
-    """One mocked authorization decision; a field left out matches any value (schema only:
-    AuthorizerField checks entries with the engine's own parser, which knows the aliases)."""
+    """One mocked authorization decision; a field left out matches any value."""
+
+    # Schema only: AuthorizerField checks entries with the engine's parser, which knows aliases.
 
     group = serializers.CharField(required=False, allow_blank=True)
     version = serializers.CharField(required=False, allow_blank=True)

@@ -1,9 +1,8 @@
-"""Review over HTTP: request a review, approve or request changes, comments, saved test cases.
+"""Review over HTTP: request a review, approve or request changes, comments, saved test cases."""
 
-Every change goes through policyeditor.review (workflow, comments, testcases), as the HTML views
-do, so roles, audit and notifications are the same. NotAllowed is a 403; a transition the draft's
-state forbids is a 409; a malformed comment or case is a 400.
-"""
+# Every change goes through policyeditor.review (workflow, comments, testcases), as the HTML views
+# do, so roles, audit and notifications are the same. NotAllowed is a 403; a transition the draft's
+# state forbids is a 409; a malformed comment or case is a 400.
 
 from __future__ import annotations
 
