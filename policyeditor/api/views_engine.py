@@ -8,7 +8,7 @@ from rest_framework.response import Response
 
 from policyeditor.api import engine_calls, examples
 from policyeditor.api.base import ApiView, envelope, looks_like_documents
-from policyeditor.api.engine_gate import call_engine
+from policyeditor.api.engine_gate import call_engine, deadline_for
 from policyeditor.api.schema import INPUT_ERRORS
 from policyeditor.api.serializers_engine import (
     CelRequestSerializer,
@@ -70,7 +70,12 @@ class ValidateView(ApiView):
         serializer.is_valid(raise_exception=True)
         attrs = serializer.validated_data
         version = attrs.get("kubernetesVersion") or DEFAULT_VERSION
-        return Response(call_engine(engine_calls.validate_bundle, attrs["documents"], version))
+        documents = attrs["documents"]
+        return Response(
+            call_engine(
+                engine_calls.validate_bundle, documents, version, timeout=deadline_for(documents)
+            )
+        )
 
 
 class EvaluateView(ApiView):
@@ -97,7 +102,8 @@ class EvaluateView(ApiView):
         serializer.is_valid(raise_exception=True)
         payload = dict(serializer.validated_data)
         payload.setdefault("kubernetesVersion", DEFAULT_VERSION)
-        return Response(call_engine(engine_calls.evaluate_bundle, payload))
+        timeout = deadline_for(payload["documents"])
+        return Response(call_engine(engine_calls.evaluate_bundle, payload, timeout=timeout))
 
 
 class CelView(ApiView):

@@ -51,6 +51,26 @@ def test_a_bug_in_a_view_is_a_logged_500_problem_not_a_traceback(api, monkeypatc
     assert "unexpected error in CelView" in caplog.text
 
 
+def test_a_big_bundle_gets_a_longer_deadline_than_one_expression(api, monkeypatch):
+    from policyeditor.api.examples import POLICY
+    from policyeditor.engine.isolation import DEFAULT_TIMEOUT
+
+    seen = []
+    real = engine_gate.run_isolated
+
+    def spy(fn, *args, timeout=None, **kwargs):
+        seen.append((fn.__name__, timeout))
+        return real(fn, *args, timeout=timeout, **kwargs)
+
+    monkeypatch.setattr(engine_gate, "run_isolated", spy)
+    api.post("/api/v1/validate", {"documents": [POLICY] * 100})
+    api.post(CEL, {"expression": "1"})
+    (name, big), (cel_name, small) = seen
+    assert (name, cel_name) == ("validate_bundle", "evaluate_cel")
+    assert big == pytest.approx(DEFAULT_TIMEOUT + 2.0)
+    assert small is None  # the pool's own default
+
+
 def test_an_unknown_api_path_is_a_problem_404(api):
     response = api.post("/api/v1/nothing-here", {})
     assert response.status_code == 404
