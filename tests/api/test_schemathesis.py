@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 import pytest
 import schemathesis
 from django.core.wsgi import get_wsgi_application
@@ -44,7 +46,7 @@ def target(settings, alice_token, alice):
 )
 def test_no_generated_request_gets_a_server_error(case, target):
     # Aim path parameters at real objects half of the time, so the handlers run, not just 404.
-    if case.path_parameters and hash(str(case.body)) % 2 == 0:
+    if case.path_parameters and zlib.crc32(repr(case.body).encode()) % 2 == 0:
         if "id" in case.path_parameters:
             case.path_parameters["id"] = target["draft"]
         if "case_id" in case.path_parameters:
