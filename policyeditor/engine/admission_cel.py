@@ -52,6 +52,38 @@ def compile_one(
     mutating: bool = False,
 ) -> Compiled:
     """Compile an expression in its context with StoredExpressions; never raises."""
+    key = (expression, context, version, has_params, variables, variable_types, mutating)
+    try:
+        cached = _COMPILED.get(key)
+    except TypeError:  # unhashable arguments: compile uncached
+        key, cached = None, None
+    if cached is not None:
+        return cached
+    compiled = _compile_one(
+        expression, context, version, has_params, variables, variable_types, mutating
+    )
+    if key is not None and type(expression) is str:
+        if len(_COMPILED) >= _COMPILED_SIZE:
+            _COMPILED.clear()
+        _COMPILED[key] = compiled
+    return compiled
+
+
+# Compiled per argument tuple: evaluators look every expression up on every request, and the
+# results (like the CEL layer's) never change for the same arguments.
+_COMPILED: dict[tuple, Compiled] = {}
+_COMPILED_SIZE = 4096
+
+
+def _compile_one(
+    expression: str,
+    context: str,
+    version: str,
+    has_params: bool,
+    variables: tuple[str, ...],
+    variable_types: tuple[str, ...],
+    mutating: bool,
+) -> Compiled:
     try:
         cel = _cel()
         declarations = cel.Declarations(
@@ -91,14 +123,36 @@ def compile_variables(
     variables: list[dict], version: str, *, has_params: bool, mutating: bool
 ) -> VariableSet:
     """Compile spec.variables in order, typing each later expression's `variables`."""
+    pairs = tuple(
+        (str(item.get("name") or ""), str(item.get("expression") or ""))
+        for item in variables
+        if isinstance(item, dict)
+    )
+    key = (pairs, version, has_params, mutating)
+    try:
+        cached = _VARIABLE_SETS.get(key)
+    except TypeError:  # an unhashable version: compile uncached
+        key, cached = None, None
+    if cached is not None:
+        return cached
+    result = _compile_variables(pairs, version, has_params=has_params, mutating=mutating)
+    if key is not None:
+        if len(_VARIABLE_SETS) >= _COMPILED_SIZE:
+            _VARIABLE_SETS.clear()
+        _VARIABLE_SETS[key] = result
+    return result
+
+
+_VARIABLE_SETS: dict[tuple, VariableSet] = {}
+
+
+def _compile_variables(
+    pairs: tuple[tuple[str, str], ...], version: str, *, has_params: bool, mutating: bool
+) -> VariableSet:
     result = VariableSet()
     names: list[str] = []
     types: list[str] = []
-    for item in variables:
-        if not isinstance(item, dict):
-            continue
-        name = str(item.get("name") or "")
-        expression = str(item.get("expression") or "")
+    for name, expression in pairs:
         raw = None
         try:
             cel = _cel()

@@ -278,6 +278,8 @@ def apply_patch(document: Any, operations: list[dict]) -> Any:
 
 def diff_patch(before: Any, after: Any, path: str = "") -> list[dict]:
     """A JSON Patch that turns `before` into `after` (maps member-wise, lists whole or per item)."""
+    if before is after:
+        return []  # the usual case (nothing mutated): no need to compare the whole object
     if _json_equal(before, after) and type(before) is type(after):
         return []
     if isinstance(before, dict) and isinstance(after, dict):
