@@ -67,8 +67,17 @@ class Activation:
         key = (authorizer, match_condition)
         cached = self._engine.get(key)
         # Fields reassigned since the activation was built invalidate it.
-        if cached is not None and all(a is b for a, b in zip(cached[0], sources, strict=True)):
-            return cached[1]
+        if cached is not None:
+            old = cached[0]
+            if (
+                old[0] is sources[0]
+                and old[1] is sources[1]
+                and old[2] is sources[2]
+                and old[3] is sources[3]
+                and old[4] is sources[4]
+                and old[5] is sources[5]
+            ):
+                return cached[1]
         authorizer_value = request_resource = None
         if authorizer:
             from . import library_bridge
@@ -184,6 +193,16 @@ class Program:
         self.source = source
         self.checked = checked  # the type-checked AST (positions in the rewritten text)
         self._rewrite = rewrite
+        # Decided once per program rather than on every evaluation.
+        names = runtime.idents
+        self._match_condition = env.context == Context.MATCH_CONDITION
+        self._may_authorize = bool(
+            env.authorizer and ("authorizer" in names or "authorizer.requestResource" in names)
+        )
+        # A literal (a constant message, say) evaluates to the same value every time: the engine
+        # runs it once, later evaluations only charge its cost.
+        self._literal = _is_literal(runtime.checked) and not runtime.needs_state
+        self._literal_result: tuple[bool, Any] | None = None
 
     def to_original(self, offset: int) -> int:
         """Map an offset of the checked AST's source positions to the user's text."""
@@ -205,13 +224,11 @@ class Program:
             state.charge(self.runtime.base_cost)
         except CostExceeded as exc:
             return False, str(exc)
+        if self._literal_result is not None and not engine_value and not raw_optional:
+            return self._literal_result
         names = self.runtime.idents
-        with_authorizer = bool(
-            activation.authorizer is not None
-            and self._env.authorizer
-            and ("authorizer" in names or "authorizer.requestResource" in names)
-        )
-        match_condition = self._env.context == Context.MATCH_CONDITION
+        with_authorizer = self._may_authorize and activation.authorizer is not None
+        match_condition = self._match_condition
         is_error = False
         raw: Any = _UNCONVERTIBLE
         try:
@@ -263,6 +280,8 @@ class Program:
             return True, _optional_plain(value)
         if self.runtime.unwrap_optional and not raw_optional:
             return True, plain[0] if plain else None
+        if self._literal and not state.exceeded:
+            self._literal_result = (True, plain)
         return True, plain
 
     def evaluate(
@@ -290,6 +309,17 @@ class Program:
         if not ok:
             return EvalResult(error=CelIssue(value, phase="runtime"), cost=state.cost)
         return EvalResult(value=value, cost=state.cost)
+
+
+def _is_literal(checked: Any) -> bool:
+    """True when the whole expression is one scalar literal ('text', 3, true)."""
+    try:
+        expr = checked.expr
+        return expr.WhichOneof("expr_kind") == "const_expr" and expr.const_expr.WhichOneof(
+            "constant_kind"
+        ) in ("string_value", "int64_value", "uint64_value", "double_value", "bool_value")
+    except Exception:  # noqa: BLE001 - not an AST we know: evaluate normally
+        return False
 
 
 def _optional_plain(value: Any) -> Any:
