@@ -81,9 +81,26 @@
     pre.scrollLeft = area.scrollLeft;
   };
 
+  // With the vendored CodeMirror bundle loaded each field becomes a CodeMirror editor; this
+  // overlay is the fallback when it is not (the textarea is the posted control either way).
+  const mountCodeMirror = (area) => {
+    const label = document.querySelector(`label[for="${CSS.escape(area.id)}"]`);
+    window.PolicyEditorCM.mount(area, {
+      fetchItems: (path) => (window.PolicyEditorComplete ? window.PolicyEditorComplete.fetchItems(path) : Promise.resolve([])),
+      label: label ? label.textContent.trim() : "CEL expression",
+    });
+    area.closest(".cel-editor").classList.add("codemirror");
+    area.setAttribute("aria-hidden", "true");
+    label?.addEventListener("click", (e) => {
+      e.preventDefault();
+      area.nextElementSibling?.shadowRoot?.querySelector(".cm-content")?.focus();
+    });
+  };
+
   const enhance = (root) => {
     root.querySelectorAll("textarea.cel:not([data-highlighted])").forEach((area) => {
       area.dataset.highlighted = "1";
+      if (window.PolicyEditorCM) { mountCodeMirror(area); return; }
       const wrap = document.createElement("div");
       wrap.className = "cel-input";
       const pre = document.createElement("pre");
@@ -96,11 +113,16 @@
     });
   };
 
-  const onEvent = (e) => { if (e.target.matches?.("textarea.cel")) paint(e.target); };
+  const onEvent = (e) => {
+    if (e.target.matches?.("textarea.cel") && !e.target.classList.contains("cm-source")) paint(e.target);
+  };
   ["input", "keyup", "click", "focusin", "focusout", "select"].forEach((type) => document.addEventListener(type, onEvent));
   document.addEventListener("scroll", onEvent, true);
   document.addEventListener("htmx:afterSettle", (e) => enhance(e.target));
-  document.addEventListener("cel:repaint", () => document.querySelectorAll("textarea.cel").forEach(paint));
+  document.addEventListener("cel:repaint", () => document.querySelectorAll("textarea.cel").forEach((area) => {
+    if (window.PolicyEditorCM && area.classList.contains("cm-source")) window.PolicyEditorCM.markError(area);
+    else paint(area);
+  }));
   document.addEventListener("DOMContentLoaded", () => enhance(document));
   if (document.readyState !== "loading") enhance(document);
 })();

@@ -40,6 +40,9 @@
     return data.items || [];
   };
 
+  // The CodeMirror fields ask the same endpoint through this.
+  window.PolicyEditorComplete = { fetchItems };
+
   const close = () => {
     list.hidden = true;
     items = [];

@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 from policyeditor.editor.models import Draft
 from policyeditor.editor.starters import get_starter
 from policyeditor.engine.validation import validate_documents
+from tests.browser.editor_helpers import fill_cel
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -25,12 +26,12 @@ def test_the_docs_replica_limit_example_can_be_built_with_the_form_alone(alice_p
     basics.get_by_label("Param kind: apiVersion").fill("rules.example.com/v1")
     basics.get_by_label("Param kind: kind").fill("ReplicaLimit")
     validations = policy.locator('details[data-section="validations"]')
-    validations.get_by_label("Expression", exact=True).fill(
-        "object.spec.replicas <= params.maxReplicas"
-    )
+    cel_fields = validations.locator("textarea.cel")
+    fill_cel(cel_fields.nth(0), "object.spec.replicas <= params.maxReplicas")
     validations.get_by_label("Message", exact=True).fill("")
-    validations.get_by_label("Message expression").fill(
-        "'object.spec.replicas must be no greater than ' + string(params.maxReplicas)"
+    fill_cel(
+        cel_fields.nth(1),
+        "'object.spec.replicas must be no greater than ' + string(params.maxReplicas)",
     )
     validations.get_by_label("Reason").select_option("Invalid")
 

@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from policyeditor.editor.starters import get_starter
+from tests.browser import editor_helpers  # noqa: F401  (longer expect timeout)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from policyeditor.editor.models import Draft
+from tests.browser.editor_helpers import fill_cel
 from tests.conftest import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -33,7 +34,7 @@ def test_rows_move_up_and_down_and_the_yaml_follows(alice_page):
     _use_template(page, "Deny privileged containers")
     section = page.locator('details[data-section="validations"]')
     section.get_by_role("button", name="+ Add validation").click()
-    section.locator("textarea.cel").nth(2).fill("object.metadata.name != 'x'")
+    fill_cel(section.locator("textarea.cel").nth(2), "object.metadata.name != 'x'")
     preview = page.locator("#yaml-preview")
     expect(preview).to_contain_text("object.metadata.name != 'x'")
     section.locator(".row").nth(1).get_by_role("button", name="Move up").click()
