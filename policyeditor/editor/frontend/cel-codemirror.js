@@ -4,7 +4,7 @@
 import { EditorState } from "@codemirror/state";
 import {
   EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection, Decoration,
-  ViewPlugin,
+  placeholder,
 } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { StreamLanguage, bracketMatching, syntaxHighlighting, HighlightStyle } from "@codemirror/language";
@@ -140,7 +140,7 @@ function mount(textarea, { fetchItems, label }) {
     state: EditorState.create({
       doc: textarea.value,
       extensions: [
-        lineNumbers(), history(), drawSelection(), highlightActiveLine(), bracketMatching(), closeBrackets(),
+        lineNumbers(), history(), placeholder(textarea.placeholder || ""), drawSelection(), highlightActiveLine(), bracketMatching(), closeBrackets(),
         cel, syntaxHighlighting(style), errorField, theme,
         autocompletion({ override: [completionSource(fetchItems)], activateOnTyping: true }),
         keymap.of([...closeBracketsKeymap, ...completionKeymap, ...historyKeymap, indentWithTab, ...defaultKeymap]),
