@@ -197,7 +197,8 @@ def match_rules(
         if not why:
             return MatchResult(True, kind=dict(request.kind), resource=dict(request.resource))
         reasons.append(why)
-    if match_policy == "Equivalent":
+    # No rule to try (an empty excludeResourceRules, say): no equivalents to look up either.
+    if match_policy == "Equivalent" and any(isinstance(rule, dict) for rule in rules):
         group = request.resource.get("group", "")
         version = request.resource.get("version", "")
         resource = request.resource.get("resource", "")

@@ -115,14 +115,16 @@ class VariableResolver:
         self.compiled = compiled
         self.activation = activation
         self._values: dict[str, tuple[bool, Any]] = {}
+        self._plain: dict[str, tuple[bool, Any]] = {}  # `values`, converted once per name
 
     @property
     def values(self) -> dict[str, tuple[bool, Any]]:
         """The variables evaluated so far: name -> (ok, plain value or error text)."""
-        return {
-            name: (ok, to_plain(value) if ok else value)
-            for name, (ok, value) in self._values.items()
-        }
+        plain = self._plain
+        for name, (ok, value) in self._values.items():
+            if name not in plain:
+                plain[name] = (ok, to_plain(value) if ok else value)
+        return dict(plain)
 
     def bind(self, activation: Activation) -> VariableResolver:
         """A fresh resolver (empty memo) over activation: each activation re-evaluates."""
