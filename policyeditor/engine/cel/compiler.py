@@ -143,7 +143,12 @@ def _version_hint(name: str, feature_minor: int, env_type: EnvType) -> str:
 
 
 def _engine_issues(
-    text: str, rw: rewrite.Rewrite, feature_minor: int, env_type: EnvType
+    text: str,
+    rw: rewrite.Rewrite,
+    feature_minor: int,
+    env_type: EnvType,
+    declarations: Declarations = NO_DECLARATIONS,
+    context: Context = Context.VALIDATION,
 ) -> list[CelIssue]:
     issues = []
     for line, column, raw in parse_engine_issues(text):
@@ -154,6 +159,12 @@ def _engine_issues(
         offset = rw.to_original(line_column_to_offset(rw.text, line, column))
         named = _NAMED_FUNCTION.match(message)
         full_name = named.group(1) if named else ""
+        unknown_variable = _unknown_variable(full_name, message, declarations, context)
+        if unknown_variable:
+            # Kubernetes declares `variables` as one object type with a field per variable, so an
+            # unknown one is a missing field, reported (as cel-go does) at the selecting dot.
+            issues.append(_issue(rw.original, offset, f"undefined field '{unknown_variable}'"))
+            continue
         if named and "." in named.group(1) and message.startswith("undeclared reference"):
             # cel-go reports the unresolved root identifier of a qualified name at its start.
             parts = named.group(1).split(".")
@@ -173,6 +184,18 @@ def _engine_issues(
         message = _member_call_types(message, rw.original, offset)
         issues.append(_issue(rw.original, offset, message))
     return issues
+
+
+def _unknown_variable(
+    full_name: str, message: str, declarations: Declarations, context: Context
+) -> str:
+    """The field name when message is an undeclared `variables.<name>` while variables exist."""
+    if context == Context.MATCH_CONDITION:  # matchConditions never see `variables` (8.7)
+        return ""
+    if not declarations.variables or not message.startswith("undeclared reference"):
+        return ""
+    root, _, rest = full_name.partition(".")
+    return rest.split(".")[0] if root == "variables" and rest else ""
 
 
 _OVERLOAD = re.compile(r"^(found no matching overload for '[^']+' applied to ')\((.*)\)'$")
@@ -269,7 +292,9 @@ def _compile(
         if not wrapped:
             break
     if compiled is None:
-        return CompileResult(errors=_engine_issues(error_text, rw, feature_minor, env_type))
+        return CompileResult(
+            errors=_engine_issues(error_text, rw, feature_minor, env_type, declarations, context)
+        )
     checked = ast_pb.checked_from_bytes(compiled.serialize())
     positions = checked.source_info.positions
     errors = []

@@ -38,6 +38,16 @@ def test_match_conditions_never_see_variables():
     assert "undeclared reference to 'variables'" in messages(result)
 
 
+def test_an_unknown_variable_is_an_undefined_field_at_the_selecting_dot():
+    result = compile_in("variables.replicas == 2", variables=("foo",), variable_types=("int",))
+    (issue,) = result.errors
+    assert (issue.message, issue.line, issue.column) == ("undefined field 'replicas'", 1, 10)
+
+
+def test_variables_is_undeclared_when_the_policy_has_none():
+    assert "undeclared reference to 'variables'" in messages(compile_in("variables.a > 1"))
+
+
 def test_request_is_typed_with_every_admission_request_field():
     fields = [
         "kind.group",
