@@ -9,7 +9,7 @@ CHROMIUM ?= /usr/bin/chromium
 PYTEST_WORKERS ?= 2
 export DJANGO_SETTINGS_MODULE := policyeditor.settings
 
-.PHONY: run test lint format bench serve install browser clean
+.PHONY: run test lint format bench serve install browser clean screenshots
 
 # A stamp file keeps a second `make run` fast: reinstall only when pyproject.toml changes.
 $(STAMP): pyproject.toml
@@ -59,3 +59,7 @@ serve: $(STAMP)
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache
+
+# Refresh the screenshots of key states in docs/screenshots (the README shows one).
+screenshots: $(STAMP) browser
+	POLICYEDITOR_SCREENSHOTS=1 DEBUG=1 $(BIN)/python -m pytest -q tests/browser

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +27,21 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 PASSWORD = "correct-horse-battery-staple-42"
+# Screenshots of key states go to docs/screenshots only when asked for (`make screenshots`), so a
+# plain test run never rewrites tracked files; otherwise they land in a scratch folder.
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+
+
+def screenshot(tab, name: str, *, full_page: bool = False) -> Path:
+    """Save a PNG of the tab's current state and return its path."""
+    if os.environ.get("POLICYEDITOR_SCREENSHOTS") == "1":
+        folder = SCREENSHOTS
+    else:
+        folder = Path(tempfile.gettempdir()) / "policyeditor-screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    tab.screenshot(path=str(path), full_page=full_page)
+    return path
 
 
 @pytest.fixture

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
 from policyeditor.editor.models import Draft
 from tests.browser.editor_helpers import cel_editor, cel_host, fill_cel
+from tests.conftest import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-
-
-def _shot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
 def _new_vap(page, name: str = "replicas.example.com") -> None:
@@ -45,7 +37,7 @@ def test_a_vap_built_from_scratch_shows_an_error_while_typing_and_loses_it_when_
     expect(field_error).to_contain_text("Syntax error")
     expect(page.locator("#status-badge")).to_have_text("1 error")
     expect(expression).to_have_attribute("aria-invalid", "true")
-    _shot(page, "editor-live-error")
+    screenshot(page, "editor-live-error")
     fill_cel(expression, "object.spec.replicas <= 5")
     expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
     expect(field_error).to_have_count(0)
@@ -86,7 +78,7 @@ def test_yaml_mode_edits_update_the_form_and_back(alice_page):
     expect(message).to_have_value("five is the limit")
     page.get_by_role("button", name="Back to preview").click()
     expect(page.locator("#yaml-preview")).to_contain_text("five is the limit")
-    _shot(page, "editor-yaml")
+    screenshot(page, "editor-yaml")
 
 
 def test_cel_completion_offers_fields_of_the_matched_resource(alice_page):
@@ -102,7 +94,7 @@ def test_cel_completion_offers_fields_of_the_matched_resource(alice_page):
     expect(expression).to_have_value("object.spec.replicas")
     page.keyboard.type(" > 0 && request.")
     expect(options.filter(has_text="userInfo")).to_have_count(1)
-    _shot(page, "editor-completion")
+    screenshot(page, "editor-completion")
     page.keyboard.press("Escape")
     expect(options).to_have_count(0)
 
@@ -151,7 +143,7 @@ def test_on_a_narrow_screen_the_preview_is_a_tab_in_place_of_the_form(alice_page
     page.get_by_role("button", name="Preview").click()
     expect(preview).to_be_visible()
     expect(page.locator("#documents")).to_be_hidden()
-    _shot(page, "editor-narrow-preview")
+    screenshot(page, "editor-narrow-preview")
     page.get_by_role("button", name="Form", exact=True).click()
     expect(page.locator("#documents")).to_be_visible()
 
@@ -173,7 +165,7 @@ def test_the_editor_follows_the_system_dark_mode(alice_page):
     expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(15, 20, 26)"
-    _shot(page, "editor-dark")
+    screenshot(page, "editor-dark")
 
 
 def test_picking_a_built_in_resource_fills_its_group_and_version(alice_page):

@@ -11,18 +11,17 @@ from playwright.sync_api import expect
 
 from policyeditor.editor.starters import get_starter
 from tests.browser import editor_helpers  # noqa: F401  (longer expect timeout)
+from tests.conftest import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _use_template(page, title: str) -> None:
     page.goto("/drafts/new/")
     expect(page.get_by_role("heading", name="Template gallery")).to_be_visible()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "drafts-new-gallery.png"), full_page=True)
+    screenshot(page, "drafts-new-gallery", full_page=True)
     page.get_by_role("button", name=f"Use template {title}").click()
     page.wait_for_url("**/drafts/*/")
 
@@ -44,8 +43,7 @@ def test_pasting_an_object_shows_denied_with_the_message_as_kubectl_prints_it(al
         "'demo-binding-test.example.com' denied request: "
         "object.spec.replicas must be no greater than 3"
     )
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "editor-try-denied.png"))
+    screenshot(page, "editor-try-denied")
     page.get_by_label("object", exact=True).fill(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
         "spec: {replicas: 2}\n"
@@ -73,7 +71,7 @@ def test_an_imported_map_is_tried_and_shows_the_diff(alice_page):
     expect(page.locator("#try-result .decision-head")).to_contain_text("allowed")
     expect(page.locator("#try-result")).to_contain_text("value: true")
     diff.scroll_into_view_if_needed()
-    page.screenshot(path=str(SHOTS / "editor-try-map-diff.png"))
+    screenshot(page, "editor-try-map-diff")
 
 
 def test_the_exported_yaml_passes_policyeditor_validate(alice_page, tmp_path):
