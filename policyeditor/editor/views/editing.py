@@ -21,6 +21,7 @@ from policyeditor.editor.formdata import (
 )
 from policyeditor.editor.formspec import find_field
 from policyeditor.editor.models import Draft
+from policyeditor.editor.reviewing import review_state
 from policyeditor.editor.samples import sample_namespace, sample_object
 from policyeditor.editor.services import Conflict, DraftInputError, save_draft
 from policyeditor.engine import schemas
@@ -111,6 +112,7 @@ def draft_edit(request: HttpRequest, pk: int) -> HttpResponse:
     draft = get_draft_for(request.user, pk)
     context = _page_context(draft, draft.documents, draft.kubernetes_version)
     context["can_edit"] = can_edit(request.user, draft)
+    context["review"] = review_state(draft)
     context.update(_export_urls(request, draft))
     return render(request, "editor/draft_edit.html", context)
 
@@ -235,7 +237,8 @@ def draft_save(request: HttpRequest, pk: int) -> HttpResponse:
         if context["saved"]:
             return redirect(draft)
         page = _page_context(draft, parsed.documents, version)
-        page.update(context, can_edit=True, **_export_urls(request, draft))
+        page.update(context, can_edit=True, review=review_state(draft))
+        page.update(_export_urls(request, draft))
         return render(request, "editor/draft_edit.html", page, status=status)
     response = render(request, "editor/save_status.html", context, status=status)
     if context["saved"]:

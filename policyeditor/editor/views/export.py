@@ -1,4 +1,4 @@
-"""Export: the saved draft as YAML for `kubectl apply -f`, whole or in parts."""
+"""Export: a saved revision as YAML for `kubectl apply -f`, whole or in parts."""
 
 from __future__ import annotations
 
@@ -7,15 +7,17 @@ from django.views.decorators.http import require_GET
 
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.models import Draft
+from policyeditor.editor.reviewing import ExportError, export_revision_for
 from policyeditor.engine.manifests import dump_documents
 from policyeditor.engine.versions import family
 
 PARTS = ("all", "policy", "bindings", "params")
 
 
-def select_part(draft: Draft, part: str) -> list[dict]:
+def select_part(draft: Draft, part: str, documents: list | None = None) -> list[dict]:
     """The documents of one export part: all, the policy, its bindings, or the param objects."""
-    docs = [d for d in draft.documents if isinstance(d, dict)]
+    source = draft.documents if documents is None else documents
+    docs = [d for d in source if isinstance(d, dict)]
     if part == "policy":
         return [d for d in docs if d.get("kind") == draft.policy_kind]
     if part == "bindings":
@@ -25,19 +27,29 @@ def select_part(draft: Draft, part: str) -> list[dict]:
     return docs
 
 
+def _problem(text: str, status: int) -> HttpResponse:
+    return HttpResponse(text + "\n", status=status, content_type="text/plain; charset=utf-8")
+
+
 @require_GET
 def draft_export(request: HttpRequest, pk: int) -> HttpResponse:
-    """Download the saved documents (?part=all|policy|bindings|params) as a YAML file."""
+    """Download a revision (?revision=latest|approved|N, ?part=all|policy|bindings|params) as YAML."""
     draft = get_draft_for(request.user, pk)
     part = request.GET.get("part", "all")
     if part not in PARTS:
-        return HttpResponse(
-            f"part must be one of: {', '.join(PARTS)}\n", status=400, content_type="text/plain"
-        )
-    text = dump_documents(select_part(draft, part))
+        return _problem(f"part must be one of: {', '.join(PARTS)}", 400)
+    try:
+        revision = export_revision_for(draft, request.GET.get("revision", ""))
+    except ExportError as exc:
+        return _problem(str(exc), 404 if request.GET.get("revision") == "approved" else 400)
+    documents = revision.documents if revision is not None else None
+    text = dump_documents(select_part(draft, part, documents))
     response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     if request.GET.get("raw") != "1":
         suffix = "" if part == "all" else f"-{part}"
+        if revision is not None:
+            approved = request.GET.get("revision") == "approved"
+            suffix = f"-{'approved-' if approved else ''}r{revision.number}{suffix}"
         response["Content-Disposition"] = (
             f'attachment; filename="{_filename(draft.name)}{suffix}.yaml"'
         )
