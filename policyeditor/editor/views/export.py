@@ -7,7 +7,7 @@ from django.views.decorators.http import require_GET
 
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.models import Draft
-from policyeditor.editor.reviewing import ExportError, export_revision_for
+from policyeditor.editor.reviewing import ExportError, export_revision_for, record_export
 from policyeditor.engine.manifests import dump_documents
 from policyeditor.engine.versions import family
 
@@ -44,11 +44,13 @@ def draft_export(request: HttpRequest, pk: int) -> HttpResponse:
         return _problem(str(exc), 404 if request.GET.get("revision") == "approved" else 400)
     documents = revision.documents if revision is not None else None
     text = dump_documents(select_part(draft, part, documents))
+    approved = request.GET.get("revision") == "approved"
+    number = revision.number if revision is not None else draft.revision
+    record_export(request.user, draft, number, part=part, approved=approved)
     response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     if request.GET.get("raw") != "1":
         suffix = "" if part == "all" else f"-{part}"
         if revision is not None:
-            approved = request.GET.get("revision") == "approved"
             suffix = f"-{'approved-' if approved else ''}r{revision.number}{suffix}"
         response["Content-Disposition"] = (
             f'attachment; filename="{_filename(draft.name)}{suffix}.yaml"'

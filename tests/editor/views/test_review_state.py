@@ -9,7 +9,7 @@ from django.urls import reverse
 from policyeditor.editor.services import create_draft, save_draft
 from policyeditor.engine.manifests import load_documents
 from policyeditor.review import workflow
-from policyeditor.review.models import Membership, Role, Team
+from policyeditor.review.models import Action, AuditEvent, Membership, Role, Team
 from tests.review.conftest import policy
 
 pytestmark = pytest.mark.django_db
@@ -110,3 +110,20 @@ def test_a_personal_draft_shows_the_review_link_but_no_approved_mark(alice_clien
     assert "Review…" in html
     assert 'id="approved-mark"' not in html
     assert 'id="approved-save-note"' not in html
+
+
+def test_every_export_from_the_editor_is_in_the_audit_log(alice_client, alice, approved_draft):
+    url = reverse("editor:draft_export", args=[approved_draft.pk])
+    alice_client.get(url, {"revision": "approved"})
+    alice_client.get(url, {"part": "policy"})
+    events = AuditEvent.objects.filter(draft_ref=approved_draft.pk, action=Action.EXPORTED)
+    got = sorted((e.revision_number, e.detail["approved"], e.detail["part"]) for e in events)
+    assert got == [(2, False, "policy"), (2, True, "all")]
+    assert all(e.actor == alice for e in events)
+
+
+def test_a_refused_export_records_nothing(alice_client, replica_draft):
+    url = reverse("editor:draft_export", args=[replica_draft.pk])
+    alice_client.get(url, {"revision": "approved"})
+    alice_client.get(url, {"part": "nope"})
+    assert not AuditEvent.objects.filter(draft_ref=replica_draft.pk, action=Action.EXPORTED)
