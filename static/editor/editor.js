@@ -260,7 +260,7 @@
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "s") {
       e.preventDefault();
       document.getElementById("save-button").click();
-    } else if (e.altKey && (e.key === "1" || e.key === "2")) {
+    } else if (e.altKey && ["1", "2", "3"].includes(e.key) && tabs[Number(e.key) - 1]) {
       e.preventDefault();
       selectTab(tabs[Number(e.key) - 1]);
     } else if ((e.ctrlKey || e.metaKey) && e.key === "Enter" && e.target.closest("#try-form")) {

@@ -9,8 +9,10 @@ from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from policyeditor.core.engine_gate import EngineLimit, deadline_for, run_engine
 from policyeditor.editor import live
 from policyeditor.editor.access import can_edit, get_draft_for
+from policyeditor.editor.case_runs import validate_form as validate_form_call
 from policyeditor.editor.completion import matched_gvk
 from policyeditor.editor.formdata import (
     ParsedForm,
@@ -69,8 +71,20 @@ def _resources(version: str) -> list[dict]:
     return found
 
 
+def validate_form(parsed: ParsedForm, version: str) -> live.Report:
+    """Live validation of the form in the isolation pool; a runaway check becomes an error."""
+    try:
+        return run_engine(
+            validate_form_call, parsed, version, timeout=deadline_for(parsed.documents)
+        )
+    except EngineLimit as exc:
+        report = live.Report(version)
+        report.errors.append(live.Issue(-1, "", exc.message))
+        return report
+
+
 def _live_context(draft: Draft, parsed: ParsedForm, version: str) -> dict:
-    report = live.validate(parsed, version)
+    report = validate_form(parsed, version)
     return {
         "draft": draft,
         "report": report,

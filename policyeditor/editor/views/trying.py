@@ -9,9 +9,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
+from policyeditor.core.engine_gate import EngineLimit, deadline_for, run_engine
 from policyeditor.editor import live
 from policyeditor.editor.access import get_draft_for
-from policyeditor.editor.formdata import parse_post
+from policyeditor.editor.case_runs import try_form
+from policyeditor.editor.formdata import ParsedForm, parse_post
 from policyeditor.editor.views.editing import posted_version
 from policyeditor.engine.manifests import dump_documents
 
@@ -37,14 +39,9 @@ def _diff_lines(before: dict | None, after: dict | None) -> list[tuple[str, str]
     return lines
 
 
-@require_POST
-def draft_try(request: HttpRequest, pk: int) -> HttpResponse:
-    """Evaluate the posted documents against the posted Try-it inputs; always 200."""
-    draft = get_draft_for(request.user, pk)
-    parsed = parse_post(request.POST)
-    version = posted_version(request, draft)
-    post = request.POST
-    inputs = live.TryInputs(
+def try_inputs(post) -> live.TryInputs:
+    """The Try-it inputs of a posted form."""
+    return live.TryInputs(
         object=post.get("try_object", ""),
         old_object=post.get("try_old_object", ""),
         params=post.get("try_params", ""),
@@ -56,12 +53,28 @@ def draft_try(request: HttpRequest, pk: int) -> HttpResponse:
         dry_run=post.get("try_dry_run") == "on",
         authorizer=post.get("try_authorizer", ""),
     )
+
+
+def evaluate_form(parsed: ParsedForm, inputs: live.TryInputs, version: str) -> live.TryOutcome:
+    """The Try-it outcome of the form, evaluated in the isolation pool with a deadline."""
     problems = [message for _, message in parsed.problems]
-    outcome = (
-        live.TryOutcome(problems=problems)
-        if problems
-        else live.try_it(parsed.documents, inputs, version)
-    )
+    if problems:
+        return live.TryOutcome(problems=problems)
+    try:
+        return run_engine(
+            try_form, parsed.documents, inputs, version, timeout=deadline_for(parsed.documents)
+        )
+    except EngineLimit as exc:
+        return live.TryOutcome(problems=[exc.message])
+
+
+@require_POST
+def draft_try(request: HttpRequest, pk: int) -> HttpResponse:
+    """Evaluate the posted documents against the posted Try-it inputs; always 200."""
+    draft = get_draft_for(request.user, pk)
+    parsed = parse_post(request.POST)
+    version = posted_version(request, draft)
+    outcome = evaluate_form(parsed, try_inputs(request.POST), version)
     result = outcome.result or {}
     mutated = result.get("object")
     context = {

@@ -1,0 +1,50 @@
+"""Calling the engine from any view: in the isolation pool, with a deadline sized to the input."""
+
+# Shared by the editor (and meant for the API, whose api/engine_gate.py wraps the same calls into
+# problem responses): one place decides deadlines and what a runaway or crashed call becomes.
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from policyeditor.engine.errors import InputError
+from policyeditor.engine.isolation import DEFAULT_TIMEOUT, IsolationError, run_isolated
+
+logger = logging.getLogger(__name__)
+
+PER_DOCUMENT_SECONDS = 0.02  # measured: about 6 ms to validate a policy of five expressions
+MAX_TIMEOUT = 30.0
+
+
+class EngineLimit(Exception):
+    """The engine call ran past its deadline or its worker died; the message is for the user."""
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason  # "timeout" | "crashed" | "failure"
+
+
+def deadline_for(documents: list) -> float:
+    """The deadline for work on a bundle: the pool's default plus a little per document."""
+    # A big (but legitimate) bundle must not hit the deadline meant for runaway expressions.
+    count = len(documents) if isinstance(documents, list | tuple) else 0
+    return min(MAX_TIMEOUT, DEFAULT_TIMEOUT + PER_DOCUMENT_SECONDS * count)
+
+
+def run_engine(fn: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
+    """Run a module-level, Django-free engine function in the pool; EngineLimit when it cannot finish."""
+    try:
+        return run_isolated(fn, *args, timeout=timeout)
+    except IsolationError as exc:
+        raise EngineLimit(exc.message, reason=exc.reason) from exc
+    except InputError:
+        raise  # in-process mode: the caller reports bad input as it always does
+    except Exception as exc:
+        # An engine bug met this input: the user still gets the reason, never a bare 500.
+        logger.exception("engine failure in %s", getattr(fn, "__name__", fn))
+        raise EngineLimit(
+            f"the engine could not process this input: {exc}", reason="failure"
+        ) from exc

@@ -1,0 +1,51 @@
+"""Engine work of the editor run in the isolation pool: validation, Try-it and saved test cases."""
+
+# Nothing here imports Django: these functions run in engine worker processes (see
+# policyeditor.engine.isolation) and take and return picklable values. Saved cases run as the
+# very bundle export writes (policy.yaml plus a *.policytest.yaml) through `engine.testing.run`, so
+# the editor, the review page and `policyeditor test` cannot disagree.
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from policyeditor.editor import live
+from policyeditor.editor.formdata import ParsedForm
+
+
+def validate_form(parsed: ParsedForm, version: str) -> live.Report:
+    """live.validate, as a worker call."""
+    return live.validate(parsed, version)
+
+
+def try_form(documents: list[dict], inputs: live.TryInputs, version: str) -> live.TryOutcome:
+    """live.try_it, as a worker call."""
+    return live.try_it(documents, inputs, version)
+
+
+def run_suite_files(files: dict[str, str]) -> list[dict[str, Any]]:
+    """Write the bundle's files to a temporary directory and run them; one dict per case."""
+    from policyeditor.engine import testing
+
+    with tempfile.TemporaryDirectory(prefix="policyeditor-editor-tests-") as tmp:
+        for filename, text in files.items():
+            # Only plain names: the bundle is built by us, but a path must never leave `tmp`.
+            (Path(tmp) / Path(filename).name).write_text(text, encoding="utf-8")
+        report = testing.run([tmp])
+    runs = [
+        {
+            "name": result.case.name,
+            "passed": bool(result.passed),
+            "result": (result.outcome or {}).get("result"),
+            "message": (result.outcome or {}).get("message") or "",
+            "failures": [str(f) for f in result.failures],
+        }
+        for result in report.results
+    ]
+    runs += [
+        {"name": "(suite)", "passed": False, "result": None, "message": "", "failures": [e.message]}
+        for e in report.errors
+    ]
+    return runs

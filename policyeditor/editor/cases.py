@@ -1,0 +1,167 @@
+"""The editor's Tests tab: the draft's saved test cases run against the unsaved form state."""
+
+# Saved cases belong to the review app (review.testcases), which builds on the editor; it is
+# imported lazily so the editor keeps working without it (the tab then says so).
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from policyeditor.core.engine_gate import EngineLimit, deadline_for, run_engine
+from policyeditor.editor import live
+from policyeditor.editor.case_runs import run_suite_files
+from policyeditor.editor.models import Draft, Revision
+from policyeditor.engine.errors import InputError
+from policyeditor.engine.manifests import load_documents
+
+MAX_NAME = 200
+
+
+@dataclass
+class CaseResult:
+    """One saved case on the current form state."""
+
+    name: str
+    passed: bool
+    summary: str = ""
+    result: str | None = None
+    message: str = ""
+    failures: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TestsOutcome:
+    """What the Tests tab shows: every case's result, or why none could run."""
+
+    __test__ = False
+
+    runs: list[CaseResult] = field(default_factory=list)
+    problem: str = ""
+    available: bool = True
+
+    @property
+    def passed(self) -> int:
+        """How many cases pass."""
+        return sum(1 for run in self.runs if run.passed)
+
+    @property
+    def label(self) -> str:
+        """The tab's label: "Tests 4/4", "Tests" when there are none."""
+        if self.problem and not self.runs:
+            return "Tests !"
+        return f"Tests {self.passed}/{len(self.runs)}" if self.runs else "Tests"
+
+
+def _testcases():
+    try:
+        from policyeditor.review import testcases
+    except ImportError:
+        return None
+    return testcases
+
+
+def saved_cases(draft: Draft) -> list[Any]:
+    """The draft's saved test cases (SavedTestCase rows), oldest first."""
+    if _testcases() is None:
+        return []
+    return list(draft.saved_test_cases.order_by("created", "pk"))
+
+
+def run_current(draft: Draft, documents: list[dict], version: str) -> TestsOutcome:
+    """Run the saved cases against `documents` (the form as it is now) in the isolation pool."""
+    testcases = _testcases()
+    if testcases is None:
+        return TestsOutcome(available=False, problem="Saved test cases need the review app.")
+    saved = saved_cases(draft)
+    if not saved:
+        return TestsOutcome()
+    cases = [row.case for row in saved]
+    summaries = {row.name: testcases.case_summary(row.case) for row in saved}
+    # An unsaved revision: the bundle is written exactly as for a saved one.
+    current = Revision(draft=draft, documents=documents, kubernetes_version=version)
+    try:
+        files = testcases.bundle_files(current, cases, name=_slug(draft.name))
+        raw = run_engine(run_suite_files, files, timeout=deadline_for(documents + cases))
+    except EngineLimit as exc:
+        return TestsOutcome(problem=exc.message)
+    except InputError as exc:
+        return TestsOutcome(problem=str(exc))
+    runs = [
+        CaseResult(
+            name=item["name"],
+            passed=item["passed"],
+            summary=summaries.get(item["name"], ""),
+            result=item["result"],
+            message=item["message"],
+            failures=item["failures"],
+        )
+        for item in raw
+    ]
+    return TestsOutcome(runs=runs)
+
+
+def _slug(name: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in name.lower()).strip("-")
+    return safe or "draft"
+
+
+def _object(text: str, label: str) -> Any:
+    """The one object in a Try-it text area (None when blank); ValueError with the reason."""
+    if not text.strip():
+        return None
+    try:
+        docs = load_documents(text, source=label)
+    except InputError as exc:
+        raise ValueError(str(exc)) from None
+    if len(docs) != 1:
+        raise ValueError(f"{label}: expected exactly one object, found {len(docs)}")
+    return docs[0]
+
+
+def case_from_try(name: str, inputs: live.TryInputs, result: dict, *, mutating: bool) -> dict:
+    """A PolicyTest case from the Try-it inputs, expecting the outcome they gave."""
+    name = re.sub(r"\s+", " ", name or "").strip()[:MAX_NAME]
+    if not name:
+        raise ValueError("Give the test case a name.")
+    case: dict[str, Any] = {"name": name}
+    for key, label, text in (
+        ("object", "object", inputs.object),
+        ("oldObject", "oldObject", inputs.old_object),
+        ("params", "params", inputs.params),
+        ("namespaceObject", "namespaceObject", inputs.namespace_object),
+    ):
+        value = _object(text, label)
+        if value is not None:
+            case[key] = value
+    if inputs.operation:
+        case["operation"] = inputs.operation
+    groups = [g.strip() for g in inputs.groups.split(",") if g.strip()]
+    if inputs.username.strip() or groups:
+        case["userInfo"] = {"username": inputs.username.strip(), "groups": groups}
+    request: dict[str, Any] = {}
+    if inputs.sub_resource.strip():
+        request["subResource"] = inputs.sub_resource.strip()
+    if inputs.dry_run:
+        request["dryRun"] = True
+    if request:
+        case["request"] = request
+    if inputs.authorizer.strip():
+        try:
+            entries = load_documents(inputs.authorizer, source="authorizer")
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
+        single = len(entries) == 1 and isinstance(entries[0], list)
+        case["authorizer"] = entries[0] if single else entries
+    expect: dict[str, Any] = {"result": result.get("result")}
+    if result.get("result") in ("deny", "warn", "audit") and result.get("message"):
+        expect["messages"] = [result["message"]]
+    if result.get("warnings"):
+        expect["warnings"] = list(result["warnings"])
+    if result.get("auditAnnotations"):
+        expect["auditAnnotations"] = dict(result["auditAnnotations"])
+    if mutating and isinstance(result.get("object"), dict):
+        expect["object"] = result["object"]
+    case["expect"] = expect
+    return case
