@@ -18,7 +18,18 @@ def worst(results: list[str]) -> str:
     return min(present, key=RESULT_ORDER.index)
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _json(value: Any) -> Any:
+    kind = type(value)
+    # Exact-type tests first: most values are scalars, and hasattr() is the slow test.
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {str(k): v if type(v) in _SCALARS else _json(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _SCALARS else _json(v) for v in value]
     if hasattr(value, "to_dict"):
         return value.to_dict()
     if isinstance(value, dict):
