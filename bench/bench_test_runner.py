@@ -55,12 +55,12 @@ def write_suite(directory: Path, cases: int) -> Path:
     return directory
 
 
-# `policyeditor test` itself, plus a report of the process's own peak RSS on exit (the
-# children's figure of getrusage would include other benchmarks' subprocesses).
+# `policyeditor test` itself, plus its own peak RSS on exit (VmHWM: getrusage's ru_maxrss
+# survives exec, so it would count the parent's memory).
 _MAIN = (
-    "import atexit, resource, sys; "
-    "atexit.register(lambda: sys.stderr.write("
-    "f'peak-rss-kib {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')); "
+    "import atexit, re, sys; "
+    "atexit.register(lambda: sys.stderr.write('peak-rss-kib ' + re.search("
+    "r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1) + '\\n')); "
     "from policyeditor.cli import main; sys.argv[0] = 'policyeditor'; sys.exit(main())"
 )
 
