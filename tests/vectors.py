@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
@@ -32,3 +33,21 @@ def external_path(*parts: str) -> Path:
     """A path inside the external test suites (shared copy when present)."""
     shared = SHARED.joinpath("external", *parts)
     return shared if shared.exists() else DATA.joinpath("external", *parts)
+
+
+def shift_self_columns(record: dict, expected: str) -> str:
+    """The expected error with positions as they are in the vector's own (renamed) expression.
+
+    CRD-rule vectors renamed `self` to `object` but kept the Go test's positions: each `object`
+    before the reported column moves it right by two.
+    """
+    if "`self` rewritten to `object`" not in record.get("note", ""):
+        return expected
+
+    def shift(match: re.Match[str]) -> str:
+        line, column = int(match.group(1)), int(match.group(2))
+        original = record["expr"].replace("object", "self")
+        prefix = original[: column - 1]
+        return f"<input>:{line}:{column + 2 * prefix.count('self')}"
+
+    return re.sub(r"<input>:(\d+):(\d+)", shift, expected)

@@ -6,8 +6,7 @@ import re
 
 import pytest
 
-from tests.engine.cel.test_conformance import _shift_self_columns
-from tests.vectors import load_vectors, vector_id
+from tests.vectors import load_vectors, shift_self_columns, vector_id
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +44,7 @@ def test_cel_over_http_matches_kubernetes(api, record):
     body = response.json()
     phase, message = outcome(body, record["expr"])
     if "expect_error" in record:
-        expected = _shift_self_columns(record, record["expect_error"])
+        expected = shift_self_columns(record, record["expect_error"])
         assert phase != "value", f"expected an error, got {body['value']!r}"
         if record.get("phase"):
             assert phase == record["phase"], message

@@ -7,25 +7,10 @@ import re
 import pytest
 
 from policyeditor.engine import cel
-from tests.vectors import load_vectors, vector_id
+from tests.vectors import load_vectors, shift_self_columns, vector_id
 
 VECTORS = load_vectors("cel.jsonl")
 _VERSION = "1.37"
-
-
-def _shift_self_columns(record: dict, expected: str) -> str:
-    # CRD-rule vectors renamed `self` to `object` but kept the Go test's positions: each
-    # `object` before the reported column moves it right by two.
-    if "`self` rewritten to `object`" not in record.get("note", ""):
-        return expected
-
-    def shift(match: re.Match[str]) -> str:
-        line, column = int(match.group(1)), int(match.group(2))
-        original = record["expr"].replace("object", "self")
-        prefix = original[: column - 1]
-        return f"<input>:{line}:{column + 2 * prefix.count('self')}"
-
-    return re.sub(r"<input>:(\d+):(\d+)", shift, expected)
 
 
 def _authorizer(mock: dict | None):
@@ -80,7 +65,7 @@ def _run(record: dict):
 def test_vector_matches_kubernetes(record: dict) -> None:
     phase, message, value = _run(record)
     if "expect_error" in record:
-        expected = _shift_self_columns(record, record["expect_error"])
+        expected = shift_self_columns(record, record["expect_error"])
         assert phase != "value", f"expected an error, got {value!r}"
         if record.get("phase"):
             assert phase == record["phase"], message
