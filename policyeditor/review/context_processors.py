@@ -12,6 +12,10 @@ def reviews(request: HttpRequest) -> dict:
     user = getattr(request, "user", None)
     if not getattr(user, "is_authenticated", False):
         return {}
+    htmx = getattr(request, "htmx", None)
+    if htmx and not htmx.boosted:
+        # HTMX fragments (live validation, previews) render no header: skip the two count queries.
+        return {}
     from policyeditor.review.workflow import waiting_reviews
 
     waiting = waiting_reviews(user).count()

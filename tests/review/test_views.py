@@ -260,3 +260,20 @@ def test_the_team_page_changes_required_approvals_for_admins(team, dave, as_user
     as_user(dave).post(reverse("review:team_rules", args=[team.pk]), {"required_approvals": "3"})
     team.refresh_from_db()
     assert team.required_approvals == 3
+
+
+def test_htmx_fragments_skip_the_badge_counts_full_pages_keep_them(draft, alice, bob):
+    from django.test import RequestFactory
+    from django_htmx.middleware import HtmxDetails
+
+    from policyeditor.review.context_processors import reviews
+
+    workflow.request_review(alice, draft)
+    factory = RequestFactory()
+    full = factory.get("/drafts/")
+    fragment = factory.get("/drafts/", headers={"HX-Request": "true"})
+    for request in (full, fragment):
+        request.user = bob
+        request.htmx = HtmxDetails(request)
+    assert reviews(full)["reviews_waiting"] == 1
+    assert reviews(fragment) == {}
