@@ -28,7 +28,9 @@ def test_admin_pages_are_not_open_to_anonymous_users(client):
 def test_signing_in_with_the_right_password_leads_to_the_drafts_list(client, alice):
     from tests.conftest import PASSWORD
 
-    response = client.post(reverse("login"), {"username": "alice", "password": PASSWORD}, follow=True)
+    response = client.post(
+        reverse("login"), {"username": "alice", "password": PASSWORD}, follow=True
+    )
     assert response.status_code == 200
     assert response.redirect_chain[-1][0] == reverse("editor:draft_list")
 
