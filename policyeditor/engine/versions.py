@@ -4,7 +4,16 @@ from __future__ import annotations
 
 GROUP = "admissionregistration.k8s.io"
 
-KUBERNETES_VERSIONS: tuple[str, ...] = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37")
+KUBERNETES_VERSIONS: tuple[str, ...] = (
+    "1.30",
+    "1.31",
+    "1.32",
+    "1.33",
+    "1.34",
+    "1.35",
+    "1.36",
+    "1.37",
+)
 DEFAULT_VERSION = KUBERNETES_VERSIONS[-1]
 
 VALIDATING_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
@@ -61,7 +70,9 @@ def served_api_versions(kind: str, version: str) -> list[str]:
         return []
     m = minor(version)
     return [
-        api for api, since, until in _API_VERSIONS[fam] if since <= m and (until is None or m < until)
+        api
+        for api, since, until in _API_VERSIONS[fam]
+        if since <= m and (until is None or m < until)
     ]
 
 

@@ -33,4 +33,3 @@ def test_the_login_form_works_from_the_keyboard_alone(page, alice):
     page.keyboard.type(PASSWORD)
     page.keyboard.press("Enter")
     page.wait_for_url("**/drafts/")
-

@@ -45,5 +45,7 @@ def test_importing_every_engine_module_loads_no_django():
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'rest_framework'))\n"
         "print(','.join(bad))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == ""
