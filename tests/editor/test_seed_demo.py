@@ -54,3 +54,30 @@ def test_seed_demo_run_twice_keeps_existing_data_and_prints_no_password():
     assert Draft.objects.get(pk=draft.pk).description == "edited by alice"
     alice.refresh_from_db()
     assert alice.check_password("kept-password")
+
+
+def test_seed_demo_puts_the_demo_drafts_in_the_platform_team_with_alice_author_and_bob_reviewer():
+    from policyeditor.review import permissions
+    from policyeditor.review.models import Membership, Team
+
+    _seed()
+    team = Team.objects.get(name="platform")
+    roles = dict(Membership.objects.filter(team=team).values_list("user__username", "role"))
+    assert roles == {"alice": "author", "bob": "reviewer"}
+    drafts = Draft.objects.all()
+    assert drafts and all(permissions.team_of(d) == team for d in drafts)
+    alice = get_user_model().objects.get(username="alice")
+    bob = get_user_model().objects.get(username="bob")
+    vap = Draft.objects.get(name="demo-policy.example.com")
+    assert permissions.can_edit(alice, vap) and permissions.can_review(bob, vap)
+
+
+def test_seed_demo_twice_keeps_one_team_and_a_changed_role():
+    from policyeditor.review.models import Membership, Team
+
+    _seed()
+    Membership.objects.filter(user__username="bob").update(role="admin")
+    output = _seed()
+    assert Team.objects.filter(name="platform").count() == 1
+    assert Membership.objects.get(user__username="bob").role == "admin"
+    assert "team" not in output

@@ -13,6 +13,9 @@ from policyeditor.editor.services import create_draft, policy_name
 from policyeditor.editor.starters import get_starter
 
 DEMO_USERS = ("alice", "bob")
+# The demo team owning the demo drafts, so the review workflow is visible right after `make run`.
+DEMO_TEAM = "platform"
+DEMO_ROLES = (("alice", "author"), ("bob", "reviewer"))
 # (owner, starter slug): the docs' replica-limit VAP with binding and params, and a MAP.
 DEMO_DRAFTS = (
     ("alice", "replica-limit"),
@@ -22,9 +25,9 @@ DEMO_DRAFTS = (
 
 
 class Command(BaseCommand):
-    """`manage.py seed_demo`: demo users with random passwords and a few demo drafts."""
+    """`manage.py seed_demo`: demo users with random passwords, the platform team, demo drafts."""
 
-    help = "Create the demo users alice and bob and a few demo drafts (idempotent)."
+    help = "Create the demo users alice and bob, their team and a few demo drafts (idempotent)."
 
     @transaction.atomic
     def handle(self, *args, **options) -> None:
@@ -39,13 +42,45 @@ class Command(BaseCommand):
                 user.save(update_fields=["password"])
                 self.stdout.write(f"created demo user {username} with password {password}")
             users[username] = user
+        team = self._demo_team(users)
         for owner, slug in DEMO_DRAFTS:
             starter = get_starter(slug)
             if starter is None:
                 continue
             documents = starter.documents()
             name = policy_name(documents, starter.kind)
-            if Draft.objects.filter(owner=users[owner], name=name).exists():
-                continue  # seeded on an earlier start: the user's edits stay untouched
-            create_draft(users[owner], documents, note="Demo draft", description=starter.summary)
-            self.stdout.write(f"created demo draft {name} for {owner}")
+            draft = Draft.objects.filter(owner=users[owner], name=name).first()
+            if draft is None:
+                draft = create_draft(
+                    users[owner], documents, note="Demo draft", description=starter.summary
+                )
+                self.stdout.write(f"created demo draft {name} for {owner}")
+            # Drafts seeded on an earlier start keep their edits; they only join the team once.
+            self._join_team(draft, team)
+
+    def _demo_team(self, users: dict):
+        """The demo team with its members, or None when the review app is not installed."""
+        try:
+            from policyeditor.review.models import Membership, Team
+        except ImportError:
+            return None
+        team, created = Team.objects.get_or_create(name=DEMO_TEAM)
+        if created:
+            self.stdout.write(f"created demo team {DEMO_TEAM}")
+        for username, role in DEMO_ROLES:
+            # get_or_create, not update: a role changed by a team admin stays changed.
+            Membership.objects.get_or_create(
+                team=team, user=users[username], defaults={"role": role}
+            )
+        return team
+
+    def _join_team(self, draft: Draft, team) -> None:
+        """Put a demo draft in the demo team unless it already belongs to a team."""
+        if team is None:
+            return
+        from policyeditor.review.models import DraftWorkflow
+
+        # Not workflow.assign_team: bob's draft joins too although bob is a reviewer, not an author.
+        _, created = DraftWorkflow.objects.get_or_create(draft=draft, defaults={"team": team})
+        if created:
+            self.stdout.write(f"demo draft {draft.name} belongs to team {team.name}")
