@@ -108,6 +108,8 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite creates the file but not its folder: a fresh clone has no var/ yet.
+    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
     # WAL + a busy timeout so concurrent writers wait instead of failing with "database is locked".
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {}).update(
@@ -117,6 +119,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
+
+# A cache in the database shared by every gunicorn worker, so API throttling is one limit for
+# the whole server (not one per process) and cached test-case results survive restarts.
+# The migration core/0001 creates its table, so `migrate` is all any deployment needs.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "policyeditor_cache",
+        "TIMEOUT": 3600,
+        "OPTIONS": {"MAX_ENTRIES": 5000},
+    }
+}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

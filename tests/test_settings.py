@@ -73,3 +73,25 @@ def test_the_default_database_is_sqlite_in_wal_mode_with_a_busy_timeout():
     options = settings.DATABASES["default"]["OPTIONS"]
     assert options["timeout"] >= 5
     assert "journal_mode=WAL" in options["init_command"]
+
+
+@pytest.mark.django_db
+def test_the_cache_is_shared_by_every_server_process_through_the_database():
+    from django.core.cache import cache
+    from django.db import connection
+
+    assert "policyeditor_cache" in connection.introspection.table_names()
+    cache.set("throttle-probe", 3)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM policyeditor_cache")
+        assert cursor.fetchone()[0] >= 1
+    assert cache.get("throttle-probe") == 3
+
+
+def test_a_fresh_checkout_gets_its_sqlite_folder_created(tmp_path):
+    target = tmp_path / "fresh" / "data"
+    result = run_manage(
+        "migrate", "--noinput", env={"DEBUG": "1", "POLICYEDITOR_DATA_DIR": str(target)}
+    )
+    assert result.returncode == 0, result.stderr
+    assert (target / "db.sqlite3").is_file()
