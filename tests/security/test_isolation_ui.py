@@ -34,14 +34,6 @@ def test_the_api_evaluates_through_the_pool(api, pool_calls):
     assert pool_calls  # the reference: the API is isolated
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="owner: web-editor: live.try_it and live.validate call admission.evaluate and "
-    "validation.validate_documents in the gunicorn worker itself, so a runaway expression "
-    "(e.g. string doubling, 6 s and 1 GB in cel-expr-python before any cost check) holds the "
-    "web worker past the 2 s bound; they should go through engine.isolation.run_isolated like "
-    "the API's engine_gate.call_engine",
-)
 def test_the_try_it_tab_evaluates_through_the_pool(ui, draft, pool_calls):
     response = ui.post(
         f"/drafts/{draft.pk}/try/",
