@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 from policyeditor.api.models import ApiToken
@@ -45,14 +44,6 @@ class ApiClient:
 
     def delete(self, path: str, **kwargs):
         return self.send("DELETE", path, None, **kwargs)
-
-
-@pytest.fixture(autouse=True)
-def _fresh_throttle_cache():
-    """Throttle counters live in the cache: every test starts with a full budget."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

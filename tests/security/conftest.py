@@ -5,21 +5,12 @@ from __future__ import annotations
 import html
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 from policyeditor.api.models import ApiToken
 from policyeditor.editor.models import Draft
 from policyeditor.editor.services import create_draft
 from policyeditor.editor.starters import get_starter
-
-
-@pytest.fixture(autouse=True)
-def _fresh_throttle_cache():
-    """API throttle counters live in the cache: every test starts with a full budget."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture
