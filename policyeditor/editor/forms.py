@@ -72,6 +72,8 @@ class ImportForm(forms.Form):
 
     def clean(self) -> dict:
         data = super().clean()
+        if self.has_error("yaml") or self.has_error("upload"):
+            return data  # the field's own error (e.g. a NUL character) says what is wrong
         upload = data.get("upload")
         text: str | bytes = data.get("yaml") or ""
         source = "pasted YAML"
