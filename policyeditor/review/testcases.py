@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from django.core.cache import cache
@@ -181,29 +179,25 @@ def run_cases(revision: Revision, cases: list[dict], *, name: str = "draft") -> 
 
 
 def _run(revision: Revision, cases: list[dict], name: str) -> list[CaseRun]:
+    # The same isolated runner as the editor's Tests tab: user CEL never runs in the web process.
+    from policyeditor.core.engine_gate import EngineLimit, deadline_for, run_engine
+    from policyeditor.editor.case_runs import run_suite_files
+
+    files = bundle_files(revision, cases, name=name)
     try:
-        from policyeditor.engine import testing
-    except ImportError as error:  # the engine is built alongside; say so rather than fail
+        raw = run_engine(run_suite_files, files, timeout=deadline_for(revision.documents + cases))
+    except (EngineLimit, InputError) as error:
         return [CaseRun(c.get("name", "?"), False, failures=[str(error)]) for c in cases]
-    with tempfile.TemporaryDirectory(prefix="policyeditor-tests-") as tmp:
-        for filename, text in bundle_files(revision, cases, name=name).items():
-            (Path(tmp) / filename).write_text(text, encoding="utf-8")
-        try:
-            report = testing.run([tmp])
-        except Exception as error:  # noqa: BLE001 - a runner bug must not break the review page
-            return [CaseRun(c.get("name", "?"), False, failures=[str(error)]) for c in cases]
-    runs = [
+    return [
         CaseRun(
-            name=result.case.name,
-            passed=result.passed,
-            result=(result.outcome or {}).get("result"),
-            message=(result.outcome or {}).get("message") or "",
-            failures=list(result.failures),
+            name=item["name"],
+            passed=item["passed"],
+            result=item["result"],
+            message=item["message"],
+            failures=item["failures"],
         )
-        for result in report.results
+        for item in raw
     ]
-    runs += [CaseRun("(suite)", False, failures=[e.message]) for e in report.errors]
-    return runs
 
 
 def report_for(draft: Draft, revision: Revision, *, baseline: Revision | None) -> TestReport:
