@@ -1,6 +1,6 @@
 """Calling the engine from any view: in the isolation pool, with a deadline sized to the input."""
 
-# Shared by the editor (and meant for the API, whose api/engine_gate.py wraps the same calls into
+# Shared by the editor, the review app and the API (whose api/engine_gate.py turns EngineLimit into
 # problem responses): one place decides deadlines and what a runaway or crashed call becomes.
 
 from __future__ import annotations

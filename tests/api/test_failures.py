@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from policyeditor.api import engine_gate
+from policyeditor.core import engine_gate
 from policyeditor.engine.isolation import IsolationError
 
 pytestmark = pytest.mark.django_db
