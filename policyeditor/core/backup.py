@@ -156,8 +156,14 @@ def _empty(models: list[type[Model]], using: str) -> None:
         no_style(), _tables(models), reset_sequences=False, allow_cascade=True
     )
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # TRUNCATE refuses tables with deferred foreign-key checks still pending from earlier
+            # writes in this transaction: run those checks now, then defer again for the load.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         for sql in statements:
             cursor.execute(sql)
+        if connection.vendor == "postgresql":
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
 
 
 def _reset_sequences(models: list[type[Model]], using: str) -> None:

@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from policyeditor.core.fields import OrderedJSONField
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 
@@ -61,7 +62,7 @@ class Draft(models.Model):
     kubernetes_version = models.CharField(max_length=8, default=DEFAULT_VERSION)
     api_version = models.CharField(max_length=64, default="admissionregistration.k8s.io/v1")
     # The policy, its bindings and param objects, exactly as kubectl would apply them.
-    documents = models.JSONField(default=list, blank=True)
+    documents = OrderedJSONField(default=list, blank=True)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drafts"
     )
@@ -101,7 +102,7 @@ class Revision(models.Model):
 
     draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField()
-    documents = models.JSONField(default=list)
+    documents = OrderedJSONField(default=list)
     kubernetes_version = models.CharField(max_length=8, default=DEFAULT_VERSION)
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL,

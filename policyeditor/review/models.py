@@ -9,6 +9,7 @@ from django.contrib.auth.models import Group
 from django.db import models
 from django.urls import reverse
 
+from policyeditor.core.fields import OrderedJSONField
 from policyeditor.editor.models import Draft, Revision
 
 
@@ -298,7 +299,7 @@ class SavedTestCase(models.Model):
 
     draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="saved_test_cases")
     name = models.CharField(max_length=200)
-    case = models.JSONField(default=dict)
+    case = OrderedJSONField(default=dict)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )

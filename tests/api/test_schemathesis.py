@@ -6,7 +6,9 @@ import zlib
 
 import pytest
 import schemathesis
+from django.core import signals
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 
 from policyeditor.api.examples import POLICY
@@ -18,6 +20,20 @@ pytestmark = pytest.mark.django_db
 
 SCHEMA = schemathesis.openapi.from_dict(openapi_schema())
 APP = get_wsgi_application()
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """Like Django's test client: the request signals must not close the test's transaction.
+
+    Called through WSGI directly, each request's end would run close_old_connections, which on
+    PostgreSQL closes the connection the test transaction lives on.
+    """
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
 
 
 @pytest.fixture
