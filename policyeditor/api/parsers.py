@@ -8,7 +8,14 @@ from typing import Any
 from rest_framework.parsers import BaseParser
 
 from policyeditor.api.problems import payload_too_large
-from policyeditor.engine.manifests import MAX_BYTES, MAX_DEPTH, ManifestError, load_documents
+from policyeditor.engine.manifests import (
+    MAX_BYTES,
+    MAX_DEPTH,
+    ManifestError,
+    json_constant,
+    json_object,
+    load_documents,
+)
 
 SOURCE = "<request body>"
 
@@ -50,19 +57,6 @@ class _YAMLParser(BaseParser):
         return ManifestBody(load_documents(data, source=SOURCE))
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f'duplicate field "{key}"')
-        result[key] = value
-    return result
-
-
-def _constant(name: str) -> Any:
-    raise ValueError(f"unsupported value {name}: not a finite number")
-
-
 def _too_deep(value: Any) -> bool:
     """Whether collections nest deeper than MAX_DEPTH (iterative: the input may be deep)."""
     stack = [(value, 1)]
@@ -91,7 +85,7 @@ def load_json(data: bytes) -> Any:
     if not text.strip():
         return None
     try:
-        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+        value = json.loads(text, object_pairs_hook=json_object, parse_constant=json_constant)
     except json.JSONDecodeError as exc:
         raise ManifestError(exc.msg, source=SOURCE, line=exc.lineno, column=exc.colno) from None
     except RecursionError:

@@ -78,7 +78,7 @@ _JSON_START = re.compile(r"\A\s*[\[{]")
 
 def _load_json(text: str, source: str) -> list[Any]:
     """A stream of JSON values (kubectl accepts concatenated objects)."""
-    decoder = json.JSONDecoder(object_pairs_hook=_json_object, parse_constant=_json_constant)
+    decoder = json.JSONDecoder(object_pairs_hook=json_object, parse_constant=json_constant)
     documents: list[Any] = []
     index = 0
     end = len(text)
@@ -116,7 +116,7 @@ def _load_json(text: str, source: str) -> list[Any]:
             raise ManifestError(f"too many documents (more than {MAX_DOCUMENTS})", source=source)
 
 
-def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
@@ -125,7 +125,7 @@ def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _json_constant(name: str) -> Any:
+def json_constant(name: str) -> Any:
     raise ValueError(f"unsupported value {name}: not a finite number")
 
 

@@ -12,7 +12,7 @@ from google.protobuf import any_pb2
 from ..versions import normalize_version
 from . import ast_pb, cost, features, library_bridge, rewrite, runtime_ast, validators
 from .ast_walk import node_type, walk
-from .environment import Environment, get_environment
+from .environment import Environment, get_environment, split_type_params
 from .issues import (
     CelIssue,
     line_column_to_offset,
@@ -210,25 +210,10 @@ def _member_call_types(message: str, source: str, offset: int) -> str:
     name = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\Z", before)
     if name is None or not before[: name.start()].rstrip().endswith("."):
         return message
-    args = _split_types(match.group(2))
+    args = split_type_params(match.group(2))
     if not args:
         return message
     return f"{match.group(1)}{args[0]}.({', '.join(args[1:])})'"
-
-
-def _split_types(text: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for ch in text:
-        if ch == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-            continue
-        depth += ch == "("
-        depth -= ch == ")"
-        current += ch
-    if current.strip():
-        parts.append(current.strip())
-    return parts
 
 
 def _output_type(checked: Any) -> str:

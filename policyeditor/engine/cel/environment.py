@@ -49,7 +49,8 @@ _PRIMITIVE_TYPES = {
 }
 
 
-def _split_params(text: str) -> list[str]:
+def split_type_params(text: str) -> list[str]:
+    """Split "int, map(string, int)" at its top-level commas."""
     parts, depth, current = [], 0, ""
     for ch in text:
         if ch == "," and depth == 0:
@@ -71,7 +72,7 @@ def cel_type(type_text: str) -> Any:
         return getattr(cel.Type, _PRIMITIVE_TYPES[text])
     if "(" in text and text.endswith(")"):
         head, _, rest = text.partition("(")
-        params = [cel_type(p) for p in _split_params(rest[:-1])]
+        params = [cel_type(p) for p in split_type_params(rest[:-1])]
         if head == "list" and len(params) == 1:
             return cel.Type.List(params[0])
         if head == "map" and len(params) == 2:
