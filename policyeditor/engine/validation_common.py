@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
+from .cel.library.formats import byte_len
+from .cel.library.formats import dns1035_label_errors as is_dns1035_label
+from .cel.library.formats import dns1123_subdomain_errors as is_dns1123_subdomain
+from .cel.library.formats import label_value_errors as is_valid_label_value
+from .cel.library.formats import qualified_name_errors as is_qualified_name
 from .errors import FieldError
+
+# The apimachinery name validators (IsDNS1123Subdomain, ...) are the ones the CEL format library uses:
+# one implementation, with Go's byte lengths and messages.
+__all__ = ["is_dns1035_label", "is_dns1123_subdomain", "is_qualified_name", "is_valid_label_value"]
 
 # ---------------------------------------------------------------- field.Error constructors
 
@@ -117,117 +125,6 @@ def index(path: str, position: int) -> str:
 # ---------------------------------------------------------------- util/validation
 
 
-def _regex_error(message: str, fmt: str, *examples: str) -> str:
-    # Mirrors RegexError, including its double space before "or".
-    if not examples:
-        return f"{message} (regex used for validation is '{fmt}')"
-    text = message + " (e.g. "
-    for position, example in enumerate(examples):
-        if position > 0:
-            text += " or "
-        text += f"'{example}', "
-    return text + f"regex used for validation is '{fmt}')"
-
-
-def _max_len_error(length: int) -> str:
-    return f"must be no more than {length} characters"
-
-
-_EMPTY_ERROR = "must be non-empty"
-
-_DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN = _DNS1123_LABEL + "(\\." + _DNS1123_LABEL + ")*"
-_DNS1123_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_DNS1035_LABEL = "[a-z]([-a-z0-9]*[a-z0-9])?"
-_DNS1035_LABEL_MSG = (
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-    "alphabetic character, and end with an alphanumeric character"
-)
-_QNAME = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character"
-)
-_LABEL_VALUE = "(" + _QNAME + ")?"
-_LABEL_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-
-# Go's regexp MatchString with ^...$ anchors; fullmatch is the same for these ASCII classes.
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN)
-_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL)
-_QNAME_RE = re.compile(_QNAME)
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE)
-
-
-def _byte_len(value: str) -> int:
-    # Go's len() counts bytes.
-    return len(value.encode("utf-8", "surrogatepass"))
-
-
-def is_dns1123_subdomain(value: str) -> list[str]:
-    """utilvalidation.IsDNS1123Subdomain."""
-    errors = []
-    if _byte_len(value) > 253:
-        errors.append(_max_len_error(253))
-    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
-        errors.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN, "example.com"))
-    return errors
-
-
-def is_dns1035_label(value: str) -> list[str]:
-    """utilvalidation.IsDNS1035Label."""
-    errors = []
-    if _byte_len(value) > 63:
-        errors.append(_max_len_error(63))
-    if not _DNS1035_LABEL_RE.fullmatch(value):
-        errors.append(_regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL, "my-name", "abc-123"))
-    return errors
-
-
-def is_qualified_name(value: str) -> list[str]:
-    """utilvalidation.IsQualifiedName: optional DNS-subdomain prefix, '/', name part."""
-    errors: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errors.append("prefix part " + _EMPTY_ERROR)
-        else:
-            errors.extend("prefix part " + msg for msg in is_dns1123_subdomain(prefix))
-    else:
-        return [
-            "a qualified name "
-            + _regex_error(_QNAME_MSG, _QNAME, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errors.append("name part " + _EMPTY_ERROR)
-    elif _byte_len(name) > 63:
-        errors.append("name part " + _max_len_error(63))
-    if not _QNAME_RE.fullmatch(name):
-        errors.append(
-            "name part " + _regex_error(_QNAME_MSG, _QNAME, "MyName", "my.name", "123-abc")
-        )
-    return errors
-
-
-def is_valid_label_value(value: str) -> list[str]:
-    """utilvalidation.IsValidLabelValue."""
-    errors = []
-    if _byte_len(value) > 63:
-        errors.append(_max_len_error(63))
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errors.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE, "MyValue", "my_value", "12345"))
-    return errors
-
-
 def is_path_segment_name(value: str) -> list[str]:
     """content.IsPathSegmentName: not '.' or '..', no '/' or '%'."""
     for illegal in (".", ".."):
@@ -335,7 +232,7 @@ def validate_object_meta(meta: dict, path: str = "metadata") -> list[FieldError]
         errors.extend(
             invalid(child(path, "annotations"), key, msg) for msg in is_qualified_name(key.lower())
         )
-        total += _byte_len(key) + _byte_len(str(annotations[key]))
+        total += byte_len(key) + byte_len(str(annotations[key]))
     if total > _ANNOTATIONS_LIMIT:
         errors.append(too_long(child(path, "annotations"), _ANNOTATIONS_LIMIT))
     for finalizer in meta.get("finalizers") or []:

@@ -44,6 +44,11 @@ _LABEL_VALUE = re.compile(f"^{LABEL_VALUE_FMT}$")
 _UUID = re.compile("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
+def byte_len(value: str) -> int:
+    """Go's len() of a string: its UTF-8 bytes (a lone surrogate counts, never raises)."""
+    return len(value.encode("utf-8", "surrogatepass"))
+
+
 def _match(pattern: re.Pattern[str], value: str) -> bool:
     # Go's `$` never matches before a trailing newline; Python's does unless fullmatch is used
     return pattern.fullmatch(value) is not None
@@ -69,7 +74,7 @@ def max_len_error(length: int) -> str:
 def dns1123_label_errors(value: str) -> list[str]:
     """IsDNS1123Label."""
     errors = []
-    if len(value.encode()) > 63:
+    if byte_len(value) > 63:
         errors.append(max_len_error(63))
     if not _match(_DNS1123_LABEL, value):
         if _match(_DNS1123_SUBDOMAIN, value):
@@ -82,7 +87,7 @@ def dns1123_label_errors(value: str) -> list[str]:
 def dns1123_subdomain_errors(value: str) -> list[str]:
     """IsDNS1123Subdomain."""
     errors = []
-    if len(value.encode()) > 253:
+    if byte_len(value) > 253:
         errors.append(max_len_error(253))
     if not _match(_DNS1123_SUBDOMAIN, value):
         errors.append(regex_error(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"))
@@ -92,7 +97,7 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
 def dns1035_label_errors(value: str) -> list[str]:
     """IsDNS1035Label."""
     errors = []
-    if len(value.encode()) > 63:
+    if byte_len(value) > 63:
         errors.append(max_len_error(63))
     if not _match(_DNS1035_LABEL, value):
         errors.append(regex_error(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, "my-name", "abc-123"))
@@ -122,7 +127,7 @@ def qualified_name_errors(value: str) -> list[str]:
         ]
     if not name:
         errors.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
+    elif byte_len(name) > 63:
         errors.append("name part " + max_len_error(63))
     if not _match(_QUALIFIED_NAME, name):
         errors.append("name part " + name_regex_error)
@@ -132,7 +137,7 @@ def qualified_name_errors(value: str) -> list[str]:
 def label_value_errors(value: str) -> list[str]:
     """IsValidLabelValue."""
     errors = []
-    if len(value.encode()) > 63:
+    if byte_len(value) > 63:
         errors.append(max_len_error(63))
     if not _match(_LABEL_VALUE, value):
         errors.append(regex_error(LABEL_VALUE_MSG, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
