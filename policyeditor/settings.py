@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -119,6 +120,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
+    # The test database is a file too, one per test process: Django's default in-memory test
+    # database runs in shared-cache mode, where a request reading a table that another live-server
+    # thread is writing fails at once with "database table is locked" instead of waiting as the
+    # file database does in production.
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(Path(tempfile.gettempdir()) / f"policyeditor-test-{os.getpid()}.sqlite3")
+    }
 
 # A cache in the database shared by every gunicorn worker, so API throttling is one limit for
 # the whole server (not one per process) and cached test-case results survive restarts.

@@ -88,6 +88,16 @@ def browser() -> Iterator:
         instance.close()
 
 
+# htmx logs a request it aborts on purpose (hx-sync "replace": typing on while a live validation
+# is under way) as two console errors; a failed request also logs htmx:responseError or
+# htmx:sendError, which are kept.
+_HTMX_ABORT = ("htmx:sendAbort", "htmx:afterRequest")
+
+
+def _is_console_error(msg) -> bool:
+    return msg.type == "error" and not msg.text.startswith(_HTMX_ABORT)
+
+
 @pytest.fixture
 def page(browser, live_server) -> Iterator:
     """A fresh browser tab on the live server; console errors (e.g. CSP violations) are kept."""
@@ -95,7 +105,7 @@ def page(browser, live_server) -> Iterator:
     context.set_default_timeout(10_000)
     tab = context.new_page()
     tab.console_errors = []
-    tab.on("console", lambda msg: msg.type == "error" and tab.console_errors.append(msg.text))
+    tab.on("console", lambda msg: _is_console_error(msg) and tab.console_errors.append(msg.text))
     tab.on("pageerror", lambda exc: tab.console_errors.append(str(exc)))
     yield tab
     context.close()

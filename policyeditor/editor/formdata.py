@@ -272,6 +272,12 @@ def _parse_field(spec: Field, obj: dict, prefix: str, kpath: str, post, targets:
     targets[path] = name
     if widget == "checks":
         items = [v for v in post.getlist(name) if v in spec.choices]
+        current = get_path(obj, spec.key, None)
+        if isinstance(current, list):
+            # Keep the document's order (its YAML may say DELETE before UPDATE); ticked boxes
+            # that it lacks follow in the form's order.
+            kept = [v for v in current if v in items]
+            items = kept + [v for v in items if v not in kept]
         if items:
             set_path(obj, spec.key, items)
         elif get_path(obj, spec.key, None) != []:

@@ -99,3 +99,19 @@ def test_param_objects_are_edited_as_yaml_and_bad_yaml_is_a_problem_not_a_loss()
 def test_strings_lists_spell_the_core_group_as_two_quotes():
     assert parse_strings('"", apps , batch') == ["", "apps", "batch"]
     assert parse_strings("  ") == []
+
+
+def _rule_operations(documents: list[dict]) -> list[str]:
+    return documents[0]["spec"]["matchConstraints"]["resourceRules"][0]["operations"]
+
+
+def test_ticked_operations_keep_the_documents_order_and_new_ones_follow():
+    docs = next(s for s in starters() if s.slug == "deny-privileged").documents()
+    docs[0]["spec"]["matchConstraints"]["resourceRules"][0]["operations"] = ["DELETE", "UPDATE"]
+    assert _round_trip(docs) == docs
+    data = form_data(_render(docs))
+    name = next(k for k in data if k.endswith(".operations:present")).removesuffix(":present")
+    data.setlist(name, ["CREATE", "UPDATE", "DELETE"])
+    assert _rule_operations(parse_post(data).documents) == ["DELETE", "UPDATE", "CREATE"]
+    data.setlist(name, ["CREATE", "DELETE"])
+    assert _rule_operations(parse_post(data).documents) == ["DELETE", "CREATE"]
