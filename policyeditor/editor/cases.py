@@ -120,6 +120,21 @@ def _object(text: str, label: str) -> Any:
     return docs[0]
 
 
+def _deciding_binding(result: dict) -> dict | None:
+    """The Try-it policy entry whose binding gave the overall outcome (None without bindings)."""
+    entries = [e for e in result.get("policies") or [] if e.get("binding")]
+    outcome = result.get("result")
+    for wanted in (
+        lambda e: e.get("matched") and e.get("result") == outcome,
+        lambda e: e.get("matched"),
+        lambda e: True,
+    ):
+        found = next((e for e in entries if wanted(e)), None)
+        if found is not None:
+            return found
+    return None
+
+
 def case_from_try(name: str, inputs: live.TryInputs, result: dict, *, mutating: bool) -> dict:
     """A PolicyTest case from the Try-it inputs, expecting the outcome they gave."""
     name = re.sub(r"\s+", " ", name or "").strip()[:MAX_NAME]
@@ -154,9 +169,17 @@ def case_from_try(name: str, inputs: live.TryInputs, result: dict, *, mutating: 
             raise ValueError(str(exc)) from None
         single = len(entries) == 1 and isinstance(entries[0], list)
         case["authorizer"] = entries[0] if single else entries
+    through = _deciding_binding(result)
+    if through is not None:
+        # A suite case without `binding` evaluates the policy alone (no paramRef, no
+        # matchResources); Try it went through the draft's bindings, so the case names the one
+        # that gave the outcome, and expects that binding's own message.
+        case["policy"] = through["policy"]
+        case["binding"] = through["binding"]
     expect: dict[str, Any] = {"result": result.get("result")}
-    if result.get("result") in ("deny", "warn", "audit") and result.get("message"):
-        expect["messages"] = [result["message"]]
+    message = (through or {}).get("message") or result.get("message")
+    if result.get("result") in ("deny", "warn", "audit") and message:
+        expect["messages"] = [message]
     if result.get("warnings"):
         expect["warnings"] = list(result["warnings"])
     if result.get("auditAnnotations"):

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from policyeditor.editor.models import Draft
 from policyeditor.editor.services import create_draft
+from policyeditor.editor.starters import get_starter
 from policyeditor.review import testcases
 from policyeditor.review.models import SavedTestCase
 from tests.editor.formhtml import form_data, postable
@@ -138,3 +139,24 @@ def test_someone_elses_draft_has_no_tests_endpoints(client, bob, draft):
     client.force_login(bob)
     for name in ("editor:draft_tests", "editor:draft_test_save"):
         assert client.post(reverse(name, args=[draft.pk]), {}).status_code == 404
+
+
+def test_a_case_saved_from_try_it_on_a_policy_with_params_and_a_namespace_selector_passes(
+    alice_client, alice
+):
+    # The binding resolves a ReplicaLimit param of the draft and selects environment=test
+    # namespaces: the saved case must keep both the namespace and the params it was tried with.
+    draft = create_draft(alice, get_starter("replica-limit").documents(), name="with-params")
+    data = _form(alice_client, draft, try_object=DEPLOYMENT_YAML % 7, case_name="seven denied")
+    data["try_namespace_object"] = [
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: default, labels: {environment: test}}\n"
+    ]
+    response = alice_client.post(
+        reverse("editor:draft_test_save", args=[draft.pk]), data, headers={"HX-Request": "true"}
+    )
+    html = response.content.decode()
+    assert "(expects deny)" in html
+    assert "<strong>1/1</strong>" in html, html
+    saved = SavedTestCase.objects.get(draft=draft)
+    runs = testcases.run_cases(draft.revisions.get(number=1), [saved.case])
+    assert [run.passed for run in runs] == [True]

@@ -1,0 +1,45 @@
+"""Saving what was tried as a test case, and the Tests tab running it, in a real browser."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from policyeditor.review.models import SavedTestCase
+from tests.browser import editor_helpers  # noqa: F401  (longer expect timeout)
+from tests.browser.editor_helpers import fill_cel
+from tests.conftest import screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_case_saved_from_try_it_through_a_binding_with_params_passes_then_fails_on_an_edit(
+    alice_page,
+):
+    page = alice_page
+    page.goto("/drafts/new/")
+    page.get_by_role("button", name="Use template Replica limit with params").click()
+    page.wait_for_url("**/drafts/*/")
+    page.keyboard.press("Alt+2")
+    page.get_by_label("object", exact=True).fill(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+        "spec: {replicas: 7}\n"
+    )
+    expect(page.locator("#try-result .decision-head")).to_contain_text("denied")
+    page.get_by_label("Test case name").fill("denies seven")
+    page.get_by_role("button", name="Save as test case").click()
+    tab = page.get_by_role("tab", name="Tests 1/1")
+    expect(tab).to_be_visible()
+    case = SavedTestCase.objects.get(name="denies seven").case
+    assert case["binding"] == "demo-binding-test.example.com"
+    page.keyboard.press("Alt+3")
+    passing = page.locator('.tests-list [data-case="denies seven"]')
+    expect(passing).to_have_attribute("data-passed", "true")
+    screenshot(page, "editor-tests-tab")
+    # Raising the limit in the form (unsaved) makes the saved expectation fail at once.
+    validations = page.locator('details[data-section="validations"]')
+    fill_cel(validations.locator("textarea.cel").first, "object.spec.replicas <= 10")
+    expect(passing).to_have_attribute("data-passed", "false")
+    expect(page.get_by_role("tab", name="Tests 0/1")).to_be_visible()
+    expect(passing.locator("pre").first).to_contain_text("expected result deny, got allow")
+    assert page.console_errors == []
