@@ -1,9 +1,10 @@
 """Safe loading and dumping of YAML/JSON manifests, with the limits an API server would apply.
 
 Public API: load_documents, load_file, dump_documents, ManifestError and the MAX_* limits.
-YAML goes through manifests_yaml (limited composer, plain-value constructor); JSON input goes
-through the json module first, because YAML 1.1 mishandles some JSON (surrogate-pair escapes);
-dumping lives in manifests_dump.
+YAML goes through manifests_fast (libyaml's composer, limits checked on its node graph) and,
+for anything it cannot vouch for, manifests_yaml (limited composer, plain-value constructor);
+JSON input goes through the json module first, because YAML 1.1 mishandles some JSON
+(surrogate-pair escapes); dumping lives in manifests_dump.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from typing import Any
 
 from .manifests_dump import dump_documents
+from .manifests_fast import fast_load
 from .manifests_yaml import (
     MAX_ALIAS_CHARS,
     MAX_ALIAS_NODES,
@@ -154,6 +156,9 @@ def load_documents(text: str | bytes, *, source: str = "<input>") -> list[dict]:
             raw = _load_json(decoded, source)
         except ManifestError:
             raw = None  # YAML is a superset: let its parser accept it or say precisely why not
+    if raw is None:
+        # libyaml composes what it can vouch for; errors and limits come from the exact path
+        raw = fast_load(decoded)
     if raw is None:
         raw = load_yaml(decoded, source)
     return _flatten(raw, source)

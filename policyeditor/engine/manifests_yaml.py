@@ -144,7 +144,20 @@ class _LoadResolver(Resolver):
         """go-yaml's resolution for scalars (quoted ones are strings), PyYAML's for collections."""
         if kind is not ScalarNode:
             return Resolver.resolve(self, kind, value, implicit)
-        return go_plain_tag(value) if implicit[0] else _STR
+        if not implicit[0]:
+            return _STR
+        # Keys and many values repeat (every case of a suite writes `metadata`, `name`...).
+        tag = _PLAIN_TAGS.get(value)
+        if tag is None:
+            tag = go_plain_tag(value)
+            if len(value) <= 64:
+                if len(_PLAIN_TAGS) >= 4096:
+                    _PLAIN_TAGS.clear()
+                _PLAIN_TAGS[value] = tag
+        return tag
+
+
+_PLAIN_TAGS: dict[str, str] = {}  # go_plain_tag of short plain scalars, a bounded memo
 
 
 class _Limited(Exception):
@@ -266,6 +279,8 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 def _construct(node: Node) -> Any:
     """A fresh plain value for a node (aliases are copied, never shared)."""
     if isinstance(node, ScalarNode):
+        if node.tag == _STR:  # most scalars: skip the call
+            return node.value
         return _construct_scalar(node)
     if isinstance(node, SequenceNode):
         if node.tag != _SEQ:
@@ -281,10 +296,10 @@ def _construct(node: Node) -> Any:
 def _construct_scalar(node: ScalarNode) -> Any:
     tag = node.tag
     text = node.value
-    if tag not in _SCALAR_TAGS:
-        raise _Limited(f"unsupported tag {tag}", node.start_mark)
     if tag == _STR:
         return text
+    if tag not in _SCALAR_TAGS:
+        raise _Limited(f"unsupported tag {tag}", node.start_mark)
     if tag == _NULL:
         return None
     if tag == _BOOL:
@@ -321,7 +336,8 @@ def _construct_mapping(node: MappingNode) -> dict[str, Any]:
     result: dict[str, Any] = {}
     merged: list[dict[str, Any]] = []
     for key_node, value_node in node.value:
-        if key_node.tag == _MERGE:
+        key_tag = key_node.tag
+        if key_tag == _MERGE:
             sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
             for source in sources:
                 if not isinstance(source, MappingNode):
@@ -330,10 +346,15 @@ def _construct_mapping(node: MappingNode) -> dict[str, Any]:
                     )
                 merged.append(_construct_mapping(source))
             continue
-        key = _key(key_node)
+        # A string key is its own text; _key converts the others as sigs.k8s.io/yaml does.
+        key = key_node.value if key_tag == _STR and type(key_node) is ScalarNode else _key(key_node)
         if key in result:
             raise _Limited(f'key "{key}" already set in map', key_node.start_mark)
-        result[key] = _construct(value_node)
+        # Most values are strings: skip the call (the value _construct would return).
+        if value_node.tag == _STR and type(value_node) is ScalarNode:
+            result[key] = value_node.value
+        else:
+            result[key] = _construct(value_node)
     # Explicit keys win over merged ones, and earlier merge sources over later ones (YAML merge spec).
     for source in merged:
         for key, value in source.items():
