@@ -303,7 +303,24 @@ def _evaluate_case(case: TestCase) -> CaseResult:
         # a mock that does not match the check asked is the usual reason such a case fails
         asked = [_describe_check(attributes) for attributes in mock.checks] or ["none"]
         failures.append("authorization checks asked: " + "; ".join(asked))
-    return CaseResult(case=case, passed=not failures, failures=failures, outcome=outcome.to_dict())
+    return CaseResult(case=case, passed=not failures, failures=failures, outcome=_summary(outcome))
+
+
+def _summary(outcome: Any) -> dict[str, Any]:
+    """The response fields of EvaluationResult.to_dict(), the part of an outcome reports print."""
+    # The object, patch, diff and per-policy steps are left out: no report format shows them,
+    # converting them cost more than the evaluation's bookkeeping, and a run keeps every result.
+    return {
+        "result": outcome.result,
+        "allowed": outcome.allowed,
+        "statusCode": outcome.status_code,
+        "reason": outcome.reason,
+        "message": outcome.message,
+        "warnings": list(outcome.warnings),
+        "auditAnnotations": dict(outcome.audit_annotations),
+        "errors": list(outcome.errors),
+        "causes": list(outcome.causes),
+    }
 
 
 # (ids of the documents, version) -> (the documents, their problems); holding the documents keeps

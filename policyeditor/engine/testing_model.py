@@ -107,7 +107,9 @@ class CaseResult:
     case: TestCase
     passed: bool
     failures: list[str] = field(default_factory=list)
-    outcome: dict | None = None  # EvaluationResult.to_dict() when it was evaluated
+    # When it was evaluated: EvaluationResult.to_dict()'s response fields (result, allowed,
+    # statusCode, reason, message, warnings, auditAnnotations, errors, causes), not its steps.
+    outcome: dict | None = None
 
     def to_dict(self) -> dict:
         """JSON form for `policyeditor test -o json`."""

@@ -311,3 +311,24 @@ def test_a_failing_case_with_mocks_lists_the_authorization_checks_asked(tmp_path
     assert result.failures[-1] == (
         "authorization checks asked: verb='create' apiGroup='policy.example.com' resource='criticalworkloads' namespace='payments'"
     )
+
+
+def test_a_case_keeps_the_response_fields_of_its_outcome_but_not_the_steps():
+    report = run(
+        [external_path("kaptest", "examples", "simple", "simple-policy.test", "kaptest.yaml")],
+        run_regex="error-policy",
+    )
+    (result,) = report.results
+    assert set(result.outcome) == {
+        "result",
+        "allowed",
+        "statusCode",
+        "reason",
+        "message",
+        "warnings",
+        "auditAnnotations",
+        "errors",
+        "causes",
+    }
+    data = result.to_dict()
+    assert data["result"] == "error" and "no such key: rrrrreplicas" in data["message"]
