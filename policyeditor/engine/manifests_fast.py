@@ -6,13 +6,14 @@ the same error (message, document, line and column). None is the answer for any 
 reached or any doubt, so the fast path never has to reproduce an error: it only has to accept
 nothing the exact path refuses and to build the same values, which the shared constructor does.
 
-libyaml's composer shares one node between an anchor and its aliases (a DAG, or a cycle for an
-alias inside its own anchor), so expanded sizes are computed once per node, in document order, as
-the exact composer counts them; a text without `*` has no alias, and its documents are trees
-whose nodes and depth are counted level by level. libyaml composes a whole document before we
-see it, so its event count (counted in C, building nothing) bounds the work first: an input the
-exact path accepts has at most about 2 * MAX_NODES events, and more go straight to the exact path.
-Positions (manifests_positions) and every error message stay with the exact path.
+PyYAML's composers call the resolver's descend/ascend hooks around every node they build (for
+path resolvers, which we do not use): ours count nodes and open nesting while libyaml composes,
+so an input is abandoned at MAX_NODES nodes or MAX_DEPTH levels instead of being composed whole.
+A text without `*` has no alias, and those counts are the whole check. With aliases, libyaml
+shares one node between an anchor and its aliases (a DAG, or a cycle for an alias inside its
+own anchor), so expanded sizes are computed once per node, in document order, as the exact
+composer counts them. Positions (manifests_positions) and every error message stay with the
+exact path.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode
 
 from .manifests_yaml import (
     MAX_ALIAS_CHARS,
@@ -40,10 +41,6 @@ try:
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     CParser = None
 
-# Stream start/end, document start/end per document, one event per scalar or alias and two per
-# collection: an input within the node and document limits never has more events than this.
-MAX_EVENTS = 2 + 2 * MAX_DOCUMENTS + 2 * MAX_NODES
-
 Size = tuple[int, int, int]  # (nodes, scalar characters, depth) once aliases are expanded
 
 
@@ -54,11 +51,25 @@ class _Unsure(Exception):
 if CParser is not None:
 
     class _FastLoader(CParser, _LoadResolver):
-        """libyaml's parser and composer with the exact path's go-yaml resolver."""
+        """libyaml's parser and composer, the exact path's resolver, nodes counted as composed."""
 
         def __init__(self, stream: str) -> None:
             CParser.__init__(self, stream)
             _LoadResolver.__init__(self)
+            self.composed = 0  # nodes built so far in the input (aliases build none)
+            self.open_nodes = 0  # nodes being built: the collections around one, and itself
+
+        def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+            """Before each node: count it; _Unsure past MAX_NODES or possibly MAX_DEPTH."""
+            self.composed += 1
+            self.open_nodes += 1
+            # open_nodes is the collection depth of a collection, one more than a scalar's.
+            if self.composed > MAX_NODES or self.open_nodes > MAX_DEPTH:
+                raise _Unsure
+
+        def ascend_resolver(self) -> None:
+            """After each node."""
+            self.open_nodes -= 1
 
 
 class _Budget:
@@ -123,14 +134,9 @@ def fast_load(text: str) -> list[Any] | None:
     """All documents of a YAML stream as load_yaml builds them, or None: ask the exact path."""
     if CParser is None:  # pragma: no cover - depends on how PyYAML was built
         return None
+    if not _HOOKS_COUNT:  # pragma: no cover - a PyYAML whose composer skips the hooks
+        return None
     try:
-        counter = CParser(text)
-        try:
-            events = counter.raw_parse()  # in C, builds nothing: bounds what composing costs
-        finally:
-            counter.dispose()
-        if events > MAX_EVENTS:
-            return None
         loader = _FastLoader(text)
         try:
             with _gc_paused():
@@ -163,11 +169,7 @@ def _documents(loader: Any, trees: bool) -> list[Any]:
         if len(documents) >= MAX_DOCUMENTS:
             raise _Unsure
         node = loader.get_node()
-        if trees:
-            budget.nodes += _tree_nodes(node)
-            if budget.nodes > MAX_NODES:
-                raise _Unsure
-        else:
+        if not trees:
             # Anchors do not cross documents, and each document's nodes stay alive while their
             # ids are in the memo (its root holds them).
             budget.sizes = {}
@@ -176,27 +178,19 @@ def _documents(loader: Any, trees: bool) -> list[Any]:
     return documents
 
 
-def _tree_nodes(root: Node) -> int:
-    """Nodes of an alias-free document, level by level; _Unsure past MAX_DEPTH or MAX_NODES."""
-    count = 0
-    level = [root]
-    depth = 0  # collections around the nodes of `level`
-    while level:
-        count += len(level)
-        if count > MAX_NODES:
-            raise _Unsure
-        below: list[Node] = []
-        for node in level:
-            kind = type(node)
-            if kind is MappingNode:
-                for pair in node.value:
-                    below.extend(pair)
-            elif kind is SequenceNode:
-                below.extend(node.value)
-            else:
-                continue
-            if depth + 1 > MAX_DEPTH:  # this collection nests one level deeper
-                raise _Unsure
-        level = below
-        depth += 1
-    return count
+def _hooks_count() -> bool:
+    """Whether libyaml's composer calls the hooks once per node (the limits rely on it)."""
+    if CParser is None:  # pragma: no cover - depends on how PyYAML was built
+        return False
+    loader = _FastLoader("a: [1, {b: c}]\n---\n- [[x]]\n")
+    try:
+        while loader.check_node():
+            loader.get_node()
+        return loader.composed == 11 and loader.open_nodes == 0
+    except Exception:  # pragma: no cover - the same
+        return False
+    finally:
+        loader.dispose()
+
+
+_HOOKS_COUNT = _hooks_count()

@@ -143,6 +143,8 @@ class _LoadResolver(Resolver):
     def resolve(self, kind: type, value: Any, implicit: Any) -> str:
         """go-yaml's resolution for scalars (quoted ones are strings), PyYAML's for collections."""
         if kind is not ScalarNode:
+            if kind is MappingNode and not self.yaml_path_resolvers:
+                return _MAP  # what Resolver.resolve answers, without its call
             return Resolver.resolve(self, kind, value, implicit)
         if not implicit[0]:
             return _STR

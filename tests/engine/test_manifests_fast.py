@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from policyeditor.engine import manifests_fast
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests import load_documents
-from policyeditor.engine.manifests_fast import MAX_EVENTS, fast_load
+from policyeditor.engine.manifests_fast import _FastLoader, _Unsure, fast_load
 from policyeditor.engine.manifests_yaml import (
     MAX_ALIASES,
     MAX_DEPTH,
@@ -40,7 +40,7 @@ ACCEPTED = [
     "expr: object.spec.replicas * 2 <= 10\nrules: ['*']\n",  # `*` that is no alias
     "!!map {a: !!str 1, b: !!int '2', c: !!float '1.5', d: !!bool 'true', e: !!null ''}",
     "[" * (MAX_DEPTH - 1) + "1" + "]" * (MAX_DEPTH - 1),
-    "- " * MAX_DEPTH + "x",
+    "- " * (MAX_DEPTH - 1) + "x",
     "",
     "# nothing\n",
 ]
@@ -93,11 +93,36 @@ def test_hostile_yaml_is_left_to_the_exact_path(item):
         assert fast_load(item.payload) is None
 
 
-def test_more_events_than_an_accepted_input_can_have_defer_before_composing(monkeypatch):
-    composed = []
-    monkeypatch.setattr(manifests_fast, "_FastLoader", lambda text: composed.append(text))
-    assert fast_load("a: [" + "1," * MAX_EVENTS + "1]") is None
-    assert composed == []
+def test_libyaml_stops_composing_at_the_node_limit():
+    loader = _FastLoader("a: [" + "1," * (3 * MAX_NODES) + "1]")
+    try:
+        assert loader.check_node()
+        with pytest.raises(_Unsure):
+            loader.get_node()
+        assert loader.composed == MAX_NODES + 1
+    finally:
+        loader.dispose()
+
+
+def test_libyaml_stops_composing_past_the_depth_limit():
+    loader = _FastLoader("[" * 900 + "]" * 900)
+    try:
+        assert loader.check_node()
+        with pytest.raises(_Unsure):
+            loader.get_node()
+        assert loader.open_nodes == MAX_DEPTH + 1
+    finally:
+        loader.dispose()
+
+
+def test_a_scalar_at_the_depth_limit_is_left_to_the_exact_path_which_loads_it():
+    text = "- " * MAX_DEPTH + "x"
+    assert fast_load(text) is None
+    assert not isinstance(_exact(text), str)
+
+
+def test_the_composer_calls_the_counting_hooks_once_per_node():
+    assert manifests_fast._HOOKS_COUNT
 
 
 def test_aliases_are_copied_not_shared():
