@@ -19,11 +19,17 @@ BUDGET_MESSAGE = (
 )
 
 
+_CEL: Any = None
+
+
 def _cel():
     # Imported lazily so matching, patches and merges work even where CEL cannot load.
-    from policyeditor.engine import cel
+    global _CEL
+    if _CEL is None:
+        from policyeditor.engine import cel
 
-    return cel
+        _CEL = cel
+    return _CEL
 
 
 @dataclass
@@ -109,6 +115,52 @@ def _compile_one(
     )
 
 
+def compile_validations(
+    texts: tuple[tuple[str, str], ...],
+    version: str,
+    *,
+    has_params: bool,
+    variables: tuple[str, ...],
+    variable_types: tuple[str, ...],
+) -> tuple[tuple[Compiled, Compiled | None], ...]:
+    """compile_one of each (expression, messageExpression); None for an empty message."""
+    # One lookup per policy rather than two per validation on every request.
+    key = (texts, version, has_params, variables, variable_types)
+    cached = _VALIDATION_SETS.get(key)
+    if cached is not None:
+        return cached
+    result = tuple(
+        (
+            compile_one(
+                expression,
+                "validation",
+                version,
+                has_params=has_params,
+                variables=variables,
+                variable_types=variable_types,
+            ),
+            compile_one(
+                message,
+                "messageExpression",
+                version,
+                has_params=has_params,
+                variables=variables,
+                variable_types=variable_types,
+            )
+            if message
+            else None,
+        )
+        for expression, message in texts
+    )
+    if len(_VALIDATION_SETS) >= _COMPILED_SIZE:
+        _VALIDATION_SETS.clear()
+    _VALIDATION_SETS[key] = result
+    return result
+
+
+_VALIDATION_SETS: dict[tuple, tuple] = {}
+
+
 @dataclass
 class VariableSet:
     """A policy's composited variables, compiled in order (each sees only the ones before it)."""
@@ -191,6 +243,9 @@ class Bindings:
     params: Any = None
     namespace_object: Any = None
     authorizer: Any = None
+    # The engine's activations of these values, shared by every pass over them (match
+    # conditions, validations, messages, annotations), so the engine converts each value once.
+    engine_cache: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 def bindings_for(
@@ -239,9 +294,11 @@ class Evaluator:
                 params=bindings.params,
                 namespace_object=bindings.namespace_object if with_namespace else None,
                 authorizer=bindings.authorizer if with_authorizer else None,
+                engine_cache=bindings.engine_cache,
             )
             if variables is not None and variables.names:
-                self.resolver = cel.VariableResolver(variables.compiled).bind(self.activation)
+                self.resolver = cel.VariableResolver(variables.compiled, self.activation)
+                self.activation.variables = self.resolver
         except Exception as exc:  # noqa: BLE001
             self.error = f"CEL unavailable: {exc}"
 
@@ -252,19 +309,12 @@ class Evaluator:
         if self.error or self.activation is None:
             return False, self.error or "CEL unavailable", 0
         try:
-            result = compiled.program.evaluate(self.activation, budget=self.budget)
+            ok, value, cost = compiled.program.execute(self.activation, self.budget)
         except Exception as exc:  # noqa: BLE001 - never let a CEL bug escape
             return False, f"expression '{compiled.expression}' resulted in error: {exc}", 0
-        if result.error is not None:
-            message = getattr(result.error, "message", str(result.error))
-            if message == BUDGET_MESSAGE:
-                return False, BUDGET_MESSAGE, result.cost
-            return (
-                False,
-                f"expression '{compiled.expression}' resulted in error: {message}",
-                result.cost,
-            )
-        return True, result.value, result.cost
+        if not ok and value != BUDGET_MESSAGE:
+            return False, f"expression '{compiled.expression}' resulted in error: {value}", cost
+        return ok, value, cost
 
     @property
     def budget_exhausted(self) -> bool:

@@ -74,8 +74,9 @@ def run_match_conditions(
     """Evaluate matchConditions (KUBERNETES.md 10.3): ("match"|"skip"|"error", why/error text)."""
     if not conditions:
         return "match", ""
-    # Match conditions see no namespaceObject and no variables.
-    evaluator = acel.Evaluator(bindings, None, acel.MATCH_CONDITION_BUDGET, with_namespace=False)
+    # Match conditions see no variables, and namespaceObject as null: the CEL layer binds null
+    # for match-condition programs that read it, so the others share the validations' activation.
+    evaluator = acel.Evaluator(bindings, None, acel.MATCH_CONDITION_BUDGET)
     errors: list[str] = []
     false_name = ""
     for index, condition in enumerate(conditions):

@@ -76,6 +76,8 @@ def parse_selector(selector: Any) -> tuple[list[Requirement] | None, str]:
         return None, "a nil selector matches nothing"
     if not isinstance(selector, dict):
         return None, f"label selector must be a mapping, not {type(selector).__name__}"
+    if not selector:
+        return [], ""  # the defaulted `{}` of every policy without selectors
     requirements: list[Requirement] = []
     match_labels = selector.get("matchLabels") or {}
     if not isinstance(match_labels, dict):

@@ -115,15 +115,20 @@ def validate(
             variable_types=types,
         )
 
+    texts = tuple(
+        (str(v.get("expression") or ""), str(v.get("messageExpression") or "")) for v in validations
+    )
+    programs = acel.compile_validations(
+        texts, version, has_params=has_params, variables=names, variable_types=types
+    )
+
     # Pass 1: every validation against one activation and the 10M budget.
     first = acel.Evaluator(bindings, variables, acel.RUNTIME_BUDGET)
     results: list[tuple[bool, Any]] = []
-    for index, validation in enumerate(validations):
-        expression = str(validation.get("expression") or "")
-        step = Step(kind="validation", index=index, expression=expression)
-        step.message_expression = str(validation.get("messageExpression") or "")
+    for index, (expression, message_expression) in enumerate(texts):
+        step = Step("validation", index, expression, message_expression=message_expression)
         outcome.validations.append(step)
-        ok, value, cost = first.run(compiled(expression, "validation"))
+        ok, value, cost = first.run(programs[index][0])
         step.cost = cost
         if not ok and value == acel.BUDGET_MESSAGE:
             step.status, step.error = "error", value
@@ -136,12 +141,11 @@ def validate(
     second.budget = first.budget
     message_results: list[tuple[bool, Any] | None] = []
     message_pass_error = ""
-    for index, validation in enumerate(validations):
-        text = str(validation.get("messageExpression") or "")
-        if not text:
+    for index, (_, message) in enumerate(programs):
+        if message is None:
             message_results.append(None)
             continue
-        ok, value, cost = second.run(compiled(text, "messageExpression"))
+        ok, value, cost = second.run(message)
         step = outcome.validations[index]
         step.cost += cost
         if ok:
@@ -188,9 +192,13 @@ def validate(
         decisions.append(decision)
 
     # Pass 3: audit annotations, fresh budget; compiled with authorizer but run without it.
+    annotations = as_list(spec.get("auditAnnotations"))
+    if not annotations:
+        record_variables(outcome, variables, [first, second])
+        return decisions, []
     third = acel.Evaluator(bindings, variables, acel.RUNTIME_BUDGET, with_authorizer=False)
     audits: list[tuple[str, str, str]] = []
-    for index, annotation in enumerate(as_list(spec.get("auditAnnotations"))):
+    for index, annotation in enumerate(annotations):
         annotation = annotation if isinstance(annotation, dict) else {}
         key = str(annotation.get("key") or "")
         expression = str(annotation.get("valueExpression") or "")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 GROUP = "admissionregistration.k8s.io"
 
 KUBERNETES_VERSIONS: tuple[str, ...] = (
@@ -41,7 +43,14 @@ def normalize_version(version: str | None) -> str:
     """Return the canonical "1.NN" form of a supported version, the default for None."""
     if version is None or version == "":
         return DEFAULT_VERSION
-    major, minor = parse_version(str(version))
+    if type(version) is str:
+        return _normalized(version)  # every evaluation asks: remembered per text
+    return _normalized(str(version))
+
+
+@functools.lru_cache(maxsize=256)
+def _normalized(version: str) -> str:
+    major, minor = parse_version(version)
     canonical = f"{major}.{minor}"
     if canonical not in KUBERNETES_VERSIONS:
         supported = ", ".join(KUBERNETES_VERSIONS)
@@ -65,6 +74,17 @@ def family(kind: str) -> str | None:
 
 def served_api_versions(kind: str, version: str) -> list[str]:
     """The admissionregistration API versions that serve `kind` in Kubernetes `version`."""
+    if type(kind) is str and type(version) is str:
+        return list(_served(kind, version))  # asked per document on every evaluation
+    return _served_uncached(kind, version)
+
+
+@functools.lru_cache(maxsize=256)
+def _served(kind: str, version: str) -> tuple[str, ...]:
+    return tuple(_served_uncached(kind, version))
+
+
+def _served_uncached(kind: str, version: str) -> list[str]:
     fam = family(kind)
     if fam is None:
         return []

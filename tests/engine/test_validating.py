@@ -284,6 +284,21 @@ def test_match_conditions_see_no_namespace_object():
     assert result.result == "deny"
 
 
+def test_match_conditions_and_validations_sharing_one_activation_each_see_their_namespace():
+    conditions = [
+        {"name": "replicas", "expression": "object.spec.replicas > 0"},
+        {"name": "ns", "expression": "namespaceObject == null"},
+    ]
+    validations = [{"expression": "namespaceObject.metadata.name == 'prod'"}]
+    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "prod"}}
+    result = run(
+        [vap(validations=validations, matchConditions=conditions)],
+        deployment(6),
+        namespace_object=ns,
+    )
+    assert result.allowed and result.result == "allow", result.message
+
+
 def test_variables_are_computed_once_and_shown():
     variables = [
         {"name": "replicas", "expression": "object.spec.replicas"},

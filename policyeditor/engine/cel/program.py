@@ -1,101 +1,20 @@
-"""Compiled programs, activations and lazy composited variables."""
+"""Compiled programs and lazy composited variables (activations: activation.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import cel_expr_python.cel as cel
 
 from . import runtime_state
+from .activation import Activation
 from .cost import PER_CALL_LIMIT
 from .issues import CelIssue
 from .issues import translate_runtime_message as _translate
 from .model import CompileResult, Context, EvalResult
-from .runtime_functions import strip_markers
+from .runtime_functions import holder_name, strip_markers
 from .runtime_state import CostBudget, CostExceeded, EvalState
-from .values import namespace_value, sanitize_input, to_engine, to_plain
-
-
-@dataclass
-class Activation:
-    """The values of one evaluation; `variables` resolves composited variables lazily."""
-
-    object: Any = None
-    old_object: Any = None
-    request: dict | None = None
-    params: Any = None
-    namespace_object: Any = None
-    authorizer: Any = None
-    variables: VariableResolver | None = None
-
-    # cel-expr-python activations per variant, reused by every program of this activation:
-    # the engine converts each value once, on first read, and keeps the conversion.
-    _engine: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    def data(
-        self, names: frozenset[str], authorizer_value: Any = None, request_resource: Any = None
-    ) -> dict[str, Any]:
-        """The activation mapping handed to cel-expr-python, limited to the names read."""
-        data: dict[str, Any] = {}
-        if "object" in names:
-            data["object"] = self.object
-        if "oldObject" in names:
-            data["oldObject"] = self.old_object
-        if "request__map" in names:
-            data["request__map"] = self.request if self.request is not None else {}
-        if "namespaceObject__map" in names:
-            data["namespaceObject__map"] = namespace_value(self.namespace_object)
-        if "params" in names:
-            data["params"] = self.params
-        if authorizer_value is not None:
-            data["authorizer"] = authorizer_value
-        if request_resource is not None:
-            data["authorizer.requestResource"] = request_resource
-        return data
-
-    def engine_activation(self, env: Any, *, authorizer: bool, match_condition: bool) -> Any:
-        """The shared cel-expr-python activation of this variant (built once, reused)."""
-        sources = (
-            self.object,
-            self.old_object,
-            self.request,
-            self.params,
-            self.namespace_object,
-            self.authorizer,
-        )
-        key = (authorizer, match_condition)
-        cached = self._engine.get(key)
-        # Fields reassigned since the activation was built invalidate it.
-        if cached is not None:
-            old = cached[0]
-            if (
-                old[0] is sources[0]
-                and old[1] is sources[1]
-                and old[2] is sources[2]
-                and old[3] is sources[3]
-                and old[4] is sources[4]
-                and old[5] is sources[5]
-            ):
-                return cached[1]
-        authorizer_value = request_resource = None
-        if authorizer:
-            from . import library_bridge
-
-            authorizer_value, request_resource = library_bridge.authorizer_values(
-                self.authorizer, self.request
-            )
-        data = self.data(ALL_NAMES, authorizer_value, request_resource)
-        if match_condition:
-            data["namespaceObject__map"] = None  # Kubernetes never binds it for match conditions
-        built = env.Activation(data=data)
-        self._engine[key] = (sources, built)
-        return built
-
-
-# Every name Activation.data can bind: the engine converts values lazily, so unread ones are free.
-ALL_NAMES = frozenset(("object", "oldObject", "request__map", "namespaceObject__map", "params"))
-
+from .values import plain_view, sanitize_input, to_engine, to_plain
 
 # cel-expr-python stops any evaluation after 10,000 comprehension iterations in total (cel-cpp's
 # comprehension_max_iterations, not configurable from Python). Kubernetes has no such cap, so
@@ -116,6 +35,15 @@ class VariableResolver:
         self.activation = activation
         self._values: dict[str, tuple[bool, Any]] = {}
         self._plain: dict[str, tuple[bool, Any]] = {}  # `values`, converted once per name
+        # One list per variable, bound in this resolver's engine activations and filled with
+        # the value when it is resolved, before any read of it (runtime_ast._hold_variables).
+        self._holder_of: dict[str, list] = {}  # variable name -> its holder
+        self.holders: dict[str, list] = {}  # activation name -> holder
+        for name in compiled:
+            holder = holder_name(name)
+            if holder is not None:
+                self.holders[holder] = self._holder_of[name] = []
+        self.engine_cache: dict = {}  # Activation.engine_activation's, for this resolver
 
     @property
     def values(self) -> dict[str, tuple[bool, Any]]:
@@ -123,7 +51,8 @@ class VariableResolver:
         plain = self._plain
         for name, (ok, value) in self._values.items():
             if name not in plain:
-                plain[name] = (ok, to_plain(value) if ok else value)
+                # Shared with the holder, not copied: neither the engine nor the trace changes it.
+                plain[name] = (ok, plain_view(value) if ok else value)
         return dict(plain)
 
     def bind(self, activation: Activation) -> VariableResolver:
@@ -158,6 +87,9 @@ class VariableResolver:
             self._values[name] = (False, message)
             raise ValueError(message)
         self._values[name] = (True, value)
+        holder = self._holder_of.get(name)
+        if holder is not None and not holder:
+            holder.append(value)
         return value
 
 
@@ -197,7 +129,12 @@ class Program:
         self._rewrite = rewrite
         # Decided once per program rather than on every evaluation.
         names = runtime.idents
-        self._match_condition = env.context == Context.MATCH_CONDITION
+        # The match-condition variant differs only in namespaceObject: programs that do not
+        # read it share the other programs' activation.
+        self._match_condition = (
+            env.context == Context.MATCH_CONDITION and "namespaceObject__map" in names
+        )
+        self._reads_variables = bool(runtime.variables)
         self._may_authorize = bool(
             env.authorizer and ("authorizer" in names or "authorizer.requestResource" in names)
         )
@@ -205,6 +142,11 @@ class Program:
         # runs it once, later evaluations only charge its cost.
         self._literal = _is_literal(runtime.checked) and not runtime.needs_state
         self._literal_result: tuple[bool, Any] | None = None
+        self._base_cost = runtime.base_cost
+        self._needs_state = runtime.needs_state
+        self._constructs = runtime.constructs
+        self._unwrap_optional = runtime.unwrap_optional
+        self._engine_env = env.env
 
     def to_original(self, offset: int) -> int:
         """Map an offset of the checked AST's source positions to the user's text."""
@@ -223,46 +165,39 @@ class Program:
         engine_value: the value as cel-expr-python hands it out, to be handed back to it.
         """
         try:
-            state.charge(self.runtime.base_cost)
+            state.charge(self._base_cost)
         except CostExceeded as exc:
             return False, str(exc)
         if self._literal_result is not None and not engine_value and not raw_optional:
             return self._literal_result
-        names = self.runtime.idents
         with_authorizer = self._may_authorize and activation.authorizer is not None
-        match_condition = self._match_condition
         is_error = False
         raw: Any = _UNCONVERTIBLE
         try:
             engine_activation = activation.engine_activation(
-                self._env.env, authorizer=with_authorizer, match_condition=match_condition
+                self._engine_env,
+                authorizer=with_authorizer,
+                match_condition=self._match_condition,
+                resolver=state.resolver if self._reads_variables else None,
             )
             value = self._expression.eval(activation=engine_activation)
-            is_error, raw = _inspect(value)
+            # _inspect, inline: this runs for every expression evaluated.
+            try:
+                raw = value.plain_value()
+            except Exception:  # noqa: BLE001 - optionals and other values with no Python form
+                is_error = value.type() == _ERROR
+            else:
+                # Error values come back as their message text: only strings need the type.
+                if type(raw) is str:
+                    is_error = value.type() == _ERROR
             retry = is_error and "out of range for" in str(value.value())
         except Exception:  # noqa: BLE001 - conversion failures of odd input: retry sanitized
             retry = True
         if retry:
-            # Integers beyond int64 are doubles in Kubernetes' JSON decoding; convert and retry
-            # (kept off the hot path: most objects hold no such numbers).
-            authorizer_value = request_resource = None
-            if with_authorizer:
-                from . import library_bridge
-
-                authorizer_value, request_resource = library_bridge.authorizer_values(
-                    activation.authorizer, activation.request
-                )
-            data = activation.data(names, authorizer_value, request_resource)
-            if match_condition and "namespaceObject__map" in data:
-                data["namespaceObject__map"] = None
-            data = {k: sanitize_input(v) for k, v in data.items()}
-            try:
-                value = self._expression.eval(data=data)
-                is_error, raw = _inspect(value)
-            except Exception as exc:  # noqa: BLE001 - unconvertible input is a runtime error
-                if "Iteration budget exceeded" in str(exc):
-                    return False, ENGINE_ITERATION_MESSAGE
-                return False, f"invalid input: {exc}"
+            failed, value = self._run_sanitized(activation, state, with_authorizer)
+            if failed is not None:
+                return False, failed
+            is_error, raw = _inspect(value)
         if state.exceeded:
             return False, state.exceeded
         if is_error:
@@ -271,34 +206,73 @@ class Program:
                 return False, _translate(str(value.value()))
             except Exception:  # noqa: BLE001
                 return True, None
-        if raw is _UNCONVERTIBLE:
+        if raw is True or raw is False:
+            plain = raw
+        elif raw is _UNCONVERTIBLE:
             return True, _optional_plain(value)  # values with no Python form
-        if engine_value:
+        elif engine_value:
             # Construction markers are dropped as they always were for variables.
-            return True, to_engine(strip_markers(raw) if self.runtime.constructs else raw)
-        try:
-            plain = raw if raw is True or raw is False else to_plain(raw)
-        except Exception:  # noqa: BLE001
-            return True, _optional_plain(value)
-        if self.runtime.unwrap_optional and not raw_optional:
+            return True, to_engine(strip_markers(raw) if self._constructs else raw)
+        else:
+            try:
+                plain = to_plain(raw)
+            except Exception:  # noqa: BLE001
+                return True, _optional_plain(value)
+        if engine_value:
+            return True, plain
+        if self._unwrap_optional and not raw_optional:
             return True, plain[0] if plain else None
         if self._literal and not state.exceeded:
             self._literal_result = (True, plain)
         return True, plain
 
-    def evaluate(
+    def _run_sanitized(
+        self, activation: Activation, state: EvalState, with_authorizer: bool
+    ) -> tuple[str | None, Any]:
+        """The retry with sanitized input: (None, engine value) or (error message, None)."""
+        # Integers beyond int64 are doubles in Kubernetes' JSON decoding; convert and retry
+        # (kept off the hot path: most objects hold no such numbers).
+        authorizer_value = request_resource = None
+        if with_authorizer:
+            from . import library_bridge
+
+            authorizer_value, request_resource = library_bridge.authorizer_values(
+                activation.authorizer, activation.request
+            )
+        data = activation.data(self.runtime.idents, authorizer_value, request_resource)
+        if self._match_condition and "namespaceObject__map" in data:
+            data["namespaceObject__map"] = None
+        data = {k: sanitize_input(v) for k, v in data.items()}
+        if self._reads_variables and state.resolver is not None:
+            # The holders themselves (filled during this evaluation), not copies.
+            data.update(state.resolver.holders)
+        try:
+            return None, self._expression.eval(data=data)
+        except Exception as exc:  # noqa: BLE001 - unconvertible input is a runtime error
+            if "Iteration budget exceeded" in str(exc):
+                return ENGINE_ITERATION_MESSAGE, None
+            return f"invalid input: {exc}", None
+
+    def execute(
         self,
-        activation: Activation | None = None,
-        *,
+        activation: Activation,
         budget: CostBudget | None = None,
         limit: int = PER_CALL_LIMIT,
-    ) -> EvalResult:
-        """Evaluate; never raises for bad input. The cost is charged to budget when given."""
-        activation = activation or Activation()
-        if activation.variables is not None and activation.variables.activation is None:
-            activation.variables.activation = activation
-        state = EvalState(limit=limit, budget=budget, resolver=activation.variables)
-        token = runtime_state.CURRENT.set(state) if self.runtime.needs_state else None
+    ) -> tuple[bool, Any, int]:
+        """evaluate() without the result objects: (ok, plain value or error message, cost)."""
+        literal = self._literal_result
+        if literal is not None:
+            # What run() does for a literal, without the state: charge its cost, answer.
+            cost = self._base_cost
+            if cost <= limit and (budget is None or cost <= budget.remaining):
+                if budget is not None:
+                    budget.charge(cost)
+                return True, literal[1], cost
+        resolver = activation.variables
+        if resolver is not None and resolver.activation is None:
+            resolver.activation = activation
+        state = EvalState(limit, budget, resolver)
+        token = runtime_state.CURRENT.set(state) if self._needs_state else None
         try:
             ok, value = self.run(activation, state)
         except Exception as exc:  # noqa: BLE001 - never let an engine or library bug escape
@@ -308,9 +282,20 @@ class Program:
                 runtime_state.CURRENT.reset(token)
         if budget is not None:
             budget.charge(state.cost)
+        return ok, value, state.cost
+
+    def evaluate(
+        self,
+        activation: Activation | None = None,
+        *,
+        budget: CostBudget | None = None,
+        limit: int = PER_CALL_LIMIT,
+    ) -> EvalResult:
+        """Evaluate; never raises for bad input. The cost is charged to budget when given."""
+        ok, value, cost = self.execute(activation or Activation(), budget, limit)
         if not ok:
-            return EvalResult(error=CelIssue(value, phase="runtime"), cost=state.cost)
-        return EvalResult(value=value, cost=state.cost)
+            return EvalResult(error=CelIssue(value, phase="runtime"), cost=cost)
+        return EvalResult(value=value, cost=cost)
 
 
 def _is_literal(checked: Any) -> bool:

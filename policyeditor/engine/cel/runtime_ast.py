@@ -18,6 +18,8 @@ from .runtime_functions import (
     MAP_INSERT_FN,
     OBJECT_FN,
     VARIABLE_FN,
+    VARIABLE_READY_FN,
+    holder_name,
 )
 
 
@@ -118,6 +120,8 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
         next_id, has_loops = _instrument_loops(out, next_id)
     next_id, charged = _instrument_branches(out, next_id)
     has_loops = has_loops or charged
+    # Last, so that every cost above was computed on the `__k8s_variable` form.
+    next_id = _hold_variables(out, next_id)
     idents = frozenset(
         node.ident_expr.name
         for node in walk(out.expr)
@@ -135,6 +139,53 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
         idents=idents,
         constructs=constructs,
     )
+
+
+def _hold_variables(out: Any, next_id: int) -> int:
+    """__k8s_variable('v') -> __k8s_variable_ready('v') ? `variables@v`[0] : false.
+
+    The helper resolves the variable (lazily, once per activation) into a one-element holder
+    list bound in the engine activation; reading the holder lets the engine convert the value
+    once, where a function's result is converted from Python on every read.
+    """
+    for node in list(walk(out.expr)):
+        if node.WhichOneof("expr_kind") != "call_expr" or node.call_expr.function != VARIABLE_FN:
+            continue
+        name = node.call_expr.args[0].const_expr.string_value
+        if holder_name(name) is None:
+            continue  # not an identifier: keep the helper that returns the value
+        node_id = node.id
+        ready = ast_pb.Expr()
+        ready.CopyFrom(node)
+        ready.id = next_id
+        ready.call_expr.function = VARIABLE_READY_FN
+        out.type_map[next_id].primitive = 1  # BOOL
+        out.reference_map[next_id].overload_id.append(f"{VARIABLE_READY_FN}_string")
+        node.Clear()
+        node.id = node_id
+        node.call_expr.function = "_?_:_"
+        node.call_expr.args.add().CopyFrom(ready)
+        index = node.call_expr.args.add()
+        index.id = next_id + 1
+        index.call_expr.function = "_[_]"
+        holder = index.call_expr.args.add()
+        holder.id = next_id + 2
+        holder.ident_expr.name = holder_name(name)
+        position = index.call_expr.args.add()
+        position.id = next_id + 3
+        position.const_expr.int64_value = 0
+        otherwise = node.call_expr.args.add()
+        otherwise.id = next_id + 4
+        otherwise.const_expr.bool_value = False  # never taken: the helper is true or an error
+        out.type_map[next_id + 1].dyn.SetInParent()
+        out.type_map[next_id + 2].list_type.elem_type.dyn.SetInParent()
+        out.type_map[next_id + 3].primitive = 2  # INT64
+        out.type_map[next_id + 4].primitive = 1  # BOOL
+        out.reference_map[next_id + 1].overload_id.append("index_list")
+        del out.reference_map[node_id]
+        out.reference_map[node_id].overload_id.append("conditional")
+        next_id += 5
+    return next_id
 
 
 def _optional_from_list(out: Any, node: Any, next_id: int) -> int:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime
+import functools
+import re
 from typing import Any
 
 import cel_expr_python.cel as cel
@@ -14,6 +16,7 @@ from . import runtime_state
 TYPE_KEY = "@policyeditor/construction-type"
 
 VARIABLE_FN = "__k8s_variable"
+VARIABLE_READY_FN = "__k8s_variable_ready"
 OBJECT_FN = "__k8s_object"
 JSONPATCH_FN = "__k8s_jsonpatch"  # type checking: returns the JSONPatch type
 JSONPATCH_RUNTIME_FN = "__k8s_jsonpatch_value"  # what runs: returns the plain map
@@ -23,6 +26,7 @@ GO_ZERO_TIME_FN = "__k8s_go_zero_time"
 FORMAT_FN = "__k8s_format"
 
 _JSONPATCH_FIELDS = ("op", "path", "from", "value")
+_CURRENT = runtime_state.CURRENT
 
 
 def _variable(name: str) -> Any:
@@ -30,6 +34,25 @@ def _variable(name: str) -> Any:
     if state is None or state.resolver is None:
         raise ValueError(f"no such attribute(s): variables.{name}")
     return state.resolver.resolve(name, state)
+
+
+def _variable_ready(name: str) -> bool:
+    # Resolving fills the variable's holder (runtime_ast._hold_variables reads it next).
+    state = _CURRENT.get()
+    if state is None or state.resolver is None:
+        raise ValueError(f"no such attribute(s): variables.{name}")
+    state.resolver.resolve(name, state)
+    return True
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@functools.lru_cache(maxsize=4096)
+def holder_name(variable: str) -> str | None:
+    """The activation name of a variable's holder list (None when it cannot be an identifier)."""
+    # `@` cannot appear in an identifier, so no comprehension variable can shadow the holder.
+    return f"variables@{variable}" if _IDENTIFIER.fullmatch(variable) else None
 
 
 def _check_nested(value: Any, path: str) -> Any:
@@ -106,8 +129,18 @@ def _map_insert(accu: dict, key: Any, value: Any = None) -> dict:
 
 
 def _cost(amount: int, condition: bool) -> bool:
-    state = runtime_state.current()
+    state = _CURRENT.get()  # called on every loop iteration: no helper in between
     if state is not None:
+        # EvalState.charge inline for the usual case (no limit reached); charge() otherwise.
+        cost = state.cost + amount
+        budget = state.budget
+        if (
+            not state.exceeded
+            and cost <= state.limit
+            and (budget is None or cost <= budget.remaining)
+        ):
+            state.cost = cost
+            return condition
         try:
             state.charge(amount)
         except runtime_state.CostExceeded:
@@ -168,6 +201,17 @@ def helper_declarations() -> list[cel.FunctionDecl]:
         cel.FunctionDecl(
             VARIABLE_FN,
             [cel.Overload(f"{VARIABLE_FN}_string", dyn, [cel.Type.STRING], impl=_variable)],
+        ),
+        cel.FunctionDecl(
+            VARIABLE_READY_FN,
+            [
+                cel.Overload(
+                    f"{VARIABLE_READY_FN}_string",
+                    cel.Type.BOOL,
+                    [cel.Type.STRING],
+                    impl=_variable_ready,
+                )
+            ],
         ),
         cel.FunctionDecl(
             OBJECT_FN,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextvars
-from dataclasses import dataclass, field
 from typing import Any
 
 COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
@@ -33,16 +32,18 @@ class CostExceeded(Exception):
     """Raised inside the CEL program when a limit is passed, so evaluation stops."""
 
 
-@dataclass
 class EvalState:
     """What one running evaluation tracks: its cost, limit, budget and variable resolver."""
 
-    limit: int
-    budget: CostBudget | None = None
-    resolver: Any = None
-    cost: int = 0
-    exceeded: str = ""  # "" or the message of the limit that was passed
-    extra: dict = field(default_factory=dict)
+    # A plain class: one is made per expression evaluated, on the hot path.
+    __slots__ = ("budget", "cost", "exceeded", "limit", "resolver")
+
+    def __init__(self, limit: int, budget: CostBudget | None = None, resolver: Any = None) -> None:
+        self.limit = limit
+        self.budget = budget
+        self.resolver = resolver
+        self.cost = 0
+        self.exceeded = ""  # "" or the message of the limit that was passed
 
     def charge(self, amount: int) -> None:
         """Add amount to this evaluation's cost; raise once a limit is passed."""

@@ -58,6 +58,28 @@ def to_plain(value: Any) -> Any:
     return _other_to_plain(value)
 
 
+def plain_view(value: Any) -> Any:
+    """to_plain(value), but value itself when it already is plain (no copy is made)."""
+    return value if _is_plain(value) else to_plain(value)
+
+
+def _is_plain(value: Any) -> bool:
+    # What to_plain would copy unchanged: scalars, and dicts/lists of them without markers.
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is dict:
+        for k, v in value.items():
+            if type(k) not in _SCALARS or k == TYPE_KEY:
+                return False
+            if type(v) not in _SCALARS and not _is_plain(v):
+                return False
+        return True
+    if kind is list:
+        return all(type(v) in _SCALARS or _is_plain(v) for v in value)
+    return False
+
+
 def _other_to_plain(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
