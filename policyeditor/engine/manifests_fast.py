@@ -56,20 +56,29 @@ if CParser is not None:
         def __init__(self, stream: str) -> None:
             CParser.__init__(self, stream)
             _LoadResolver.__init__(self)
-            self.composed = 0  # nodes built so far in the input (aliases build none)
-            self.open_nodes = 0  # nodes being built: the collections around one, and itself
+            composed = 0  # nodes built so far in the input (aliases build none)
+            open_nodes = 0  # nodes being built: the collections around one, and itself
 
-        def descend_resolver(self, current_node: Any, current_index: Any) -> None:
-            """Before each node: count it; _Unsure past MAX_NODES or possibly MAX_DEPTH."""
-            self.composed += 1
-            self.open_nodes += 1
-            # open_nodes is the collection depth of a collection, one more than a scalar's.
-            if self.composed > MAX_NODES or self.open_nodes > MAX_DEPTH:
-                raise _Unsure
+            # The hooks are closures on the instance, found before the class's methods: libyaml
+            # calls them twice per node, and nonlocal counters cost less than attributes.
+            def descend_resolver(current_node: Any, current_index: Any) -> None:
+                nonlocal composed, open_nodes
+                composed += 1
+                open_nodes += 1
+                # open_nodes is the collection depth of a collection, one more than a scalar's.
+                if composed > MAX_NODES or open_nodes > MAX_DEPTH:
+                    raise _Unsure
 
-        def ascend_resolver(self) -> None:
-            """After each node."""
-            self.open_nodes -= 1
+            def ascend_resolver() -> None:
+                nonlocal open_nodes
+                open_nodes -= 1
+
+            def counts() -> tuple[int, int]:
+                return composed, open_nodes
+
+            self.descend_resolver = descend_resolver
+            self.ascend_resolver = ascend_resolver
+            self.counts = counts
 
 
 class _Budget:
@@ -186,7 +195,7 @@ def _hooks_count() -> bool:
     try:
         while loader.check_node():
             loader.get_node()
-        return loader.composed == 11 and loader.open_nodes == 0
+        return loader.counts() == (11, 0)
     except Exception:  # pragma: no cover - the same
         return False
     finally:

@@ -99,7 +99,7 @@ def test_libyaml_stops_composing_at_the_node_limit():
         assert loader.check_node()
         with pytest.raises(_Unsure):
             loader.get_node()
-        assert loader.composed == MAX_NODES + 1
+        assert loader.counts()[0] == MAX_NODES + 1
     finally:
         loader.dispose()
 
@@ -110,7 +110,7 @@ def test_libyaml_stops_composing_past_the_depth_limit():
         assert loader.check_node()
         with pytest.raises(_Unsure):
             loader.get_node()
-        assert loader.open_nodes == MAX_DEPTH + 1
+        assert loader.counts()[1] == MAX_DEPTH + 1
     finally:
         loader.dispose()
 
