@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from policyeditor.editor.forms import SORTS
 from policyeditor.editor.models import Draft, Kind
 from policyeditor.editor.services import create_draft
 from policyeditor.editor.starters import get_starter, starters
@@ -57,6 +60,27 @@ def test_the_drafts_list_paginates_and_answers_htmx_with_the_results_only(
     assert partial.status_code == 200
     assert b'id="results"' in partial.content
     assert b"<html" not in partial.content
+
+
+@pytest.mark.parametrize("status", ["", "in_review"])
+@pytest.mark.parametrize("sort", list(SORTS))
+def test_the_drafts_list_walks_an_index_for_its_sort_instead_of_sorting_every_draft(
+    alice_client, alice, sort, status
+):
+    if connection.vendor != "sqlite":
+        pytest.skip("reads SQLite's EXPLAIN QUERY PLAN")
+    Draft.objects.bulk_create(
+        Draft(name=f"d-{n}", owner=alice, status="in_review" if n % 5 else "draft")
+        for n in range(25)
+    )
+    with CaptureQueriesContext(connection) as queries:
+        alice_client.get(reverse("editor:draft_list"), {"sort": sort, "status": status})
+    (page_query,) = [q["sql"] for q in queries if q["sql"].startswith('SELECT "editor_draft"."id"')]
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {page_query}")
+        plan = [row[-1] for row in cursor.fetchall()]
+    assert not any("TEMP B-TREE" in step for step in plan), plan
+    assert any("editor_draft USING INDEX editor_draft_" in step for step in plan), plan
 
 
 def test_a_bad_filter_value_is_ignored_not_an_error(alice_client):
