@@ -22,6 +22,7 @@ urlpatterns = [
     path("drafts/<int:pk>/tests/", cases.case_list, name="cases"),
     path("drafts/<int:pk>/tests/save/", cases.case_save, name="case_save"),
     path("drafts/<int:pk>/tests/<int:case_id>/delete/", cases.case_delete, name="case_delete"),
+    path("drafts/<int:pk>/revisions/", revisions.revision_history, name="history"),
     path("drafts/<int:pk>/r/<int:number>/", revisions.revision_page, name="revision"),
     path("drafts/<int:pk>/r/<int:number>/decide/", actions.decide, name="decide"),
     path("drafts/<int:pk>/r/<int:number>/comments/", actions.add_comment, name="comment"),

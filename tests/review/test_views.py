@@ -61,6 +61,7 @@ def test_other_teams_get_404_on_every_review_url(draft, eve, other_team, as_user
     for url in [
         reverse("review:draft", args=[draft.pk]),
         _page(draft, 1),
+        reverse("review:history", args=[draft.pk]),
         reverse("review:revision_download", args=[draft.pk, 1]),
         reverse("review:cases", args=[draft.pk]),
         reverse("review:bundle_export", args=[draft.pk, 1]),

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+
+from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -15,6 +19,12 @@ from policyeditor.review.diffs import diff_revisions, document_label
 from policyeditor.review.models import Review, ShareLink
 from policyeditor.review.permissions import team_of
 from policyeditor.review.views.common import draft_and_revision, safe_filename
+
+# The review page lists this many of the newest revisions (plus the one shown, the approved one
+# and the baseline); the history page has them all. Rendering every revision made the page's time
+# grow with the history (bench/bench_app_scale.py).
+RECENT_REVISIONS = 10
+HISTORY_PAGE_SIZE = 50
 
 
 def revision_url(draft: Draft, number: int, **query: str) -> str:
@@ -71,13 +81,15 @@ def revision_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     approved = workflow.approved_revision(draft)
     latest = workflow.latest_revision(draft)
     is_latest = latest is not None and latest.pk == revision.pk
+    recent, older_hidden = recent_revisions(draft, latest, [revision, approved, baseline])
     can_review = permissions.can_review(user, draft)
     in_review = draft.status == Status.IN_REVIEW
     threads = comments.threads_for(draft)
     context = {
         "draft": draft,
         "revision": revision,
-        "revisions": draft.revisions.select_related("author").order_by("-number"),
+        "revisions": recent,
+        "older_revisions_hidden": older_hidden,
         "team": team_of(draft),
         "teams": permissions.teams_of(user),
         "approved": approved,
@@ -106,6 +118,44 @@ def revision_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "query_against": request.GET.get("against", ""),
     }
     return render(request, "review/revision.html", context)
+
+
+def recent_revisions(
+    draft: Draft, latest: Revision | None, pinned: list[Revision | None]
+) -> tuple[list[Revision], bool]:
+    """The newest revisions plus `pinned` ones, newest first, in one query; whether older exist."""
+    cutoff = latest.number - RECENT_REVISIONS if latest is not None else 0
+    pks = [r.pk for r in pinned if r is not None]
+    rows = (
+        draft.revisions.filter(Q(number__gt=cutoff) | Q(pk__in=pks))
+        .select_related("author")
+        .defer("documents")  # the lists show numbers, authors and notes only
+        .order_by("-number")
+    )
+    # Numbers run from 1 without gaps (save_draft adds one, revisions are never deleted alone).
+    return list(rows), cutoff > 0
+
+
+@require_GET
+def revision_history(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every revision of a draft, newest first, paginated, each comparable with `?compare=N`."""
+    draft = get_draft_for(request.user, pk)
+    revisions = draft.revisions.select_related("author").defer("documents").order_by("-number")
+    page = Paginator(revisions, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+    # The revision whose page linked here (default the latest): each row offers its diff against it.
+    compare = None
+    with contextlib.suppress(KeyError, ValueError, OverflowError):
+        number = int(request.GET["compare"])
+        compare = draft.revisions.defer("documents").filter(number=number).first()
+    if compare is None:
+        compare = revisions.first()
+    context = {
+        "draft": draft,
+        "page": page,
+        "compare": compare,
+        "approved": workflow.approved_revision(draft),
+    }
+    return render(request, "review/history.html", context)
 
 
 @require_GET
