@@ -5,12 +5,18 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.isolation import DEFAULT_TIMEOUT, IsolationError, run_isolated
+from policyeditor.engine.isolation import (
+    DEFAULT_TIMEOUT,
+    IsolationError,
+    run_isolated,
+    start_isolated,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -36,8 +42,31 @@ def deadline_for(documents: list) -> float:
 
 def run_engine(fn: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
     """Run a module-level, Django-free engine function in the pool; EngineLimit when it cannot finish."""
+    return _gated(fn, lambda: run_isolated(fn, *args, timeout=timeout))
+
+
+def start_engine(
+    fn: Callable[..., Any], *args: Any, timeout: float | None = None
+) -> Callable[[], Any]:
+    """run_engine in two steps: start fn in the pool now, collect it (always) with the returned call.
+
+    The web process works meanwhile (the live preview renders its YAML while a worker validates).
+    """
     try:
-        return run_isolated(fn, *args, timeout=timeout)
+        collect = start_isolated(fn, *args, timeout=timeout)
+    except Exception as exc:  # no worker took the call: collecting it reports why
+        collect = functools.partial(_reraise, exc)
+    return functools.partial(_gated, fn, collect)
+
+
+def _reraise(exc: BaseException) -> None:
+    raise exc
+
+
+def _gated(fn: Callable[..., Any], call: Callable[[], Any]) -> Any:
+    """call(), with a deadline, a crash or an engine failure turned into EngineLimit."""
+    try:
+        return call()
     except IsolationError as exc:
         raise EngineLimit(exc.message, reason=exc.reason) from exc
     except InputError:

@@ -29,10 +29,17 @@ def visible_drafts(user) -> QuerySet[Draft]:
     return Draft.objects.visible_to(user)
 
 
-def get_draft_for(user, pk) -> Draft:
-    """The draft `pk` if `user` may see it, else Http404 (never 403: no leak of existence)."""
+def get_draft_for(user, pk, *, documents: bool = True) -> Draft:
+    """The draft `pk` if `user` may see it, else Http404 (never 403: no leak of existence).
+
+    `documents=False` is for views that never read the stored documents (live validation).
+    """
+    permissions = _review_permissions()
     try:
-        return visible_drafts(user).select_related("owner").get(pk=int(pk))
+        if permissions is not None:
+            return permissions.visible_draft(user, int(pk), documents=documents)
+        drafts = Draft.objects.visible_to(user).select_related("owner")
+        return (drafts if documents else drafts.defer("documents")).get(pk=int(pk))
     except (Draft.DoesNotExist, ValueError, TypeError, OverflowError) as exc:
         raise Http404("No such draft") from exc
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import multiprocessing
 import os
 import queue
@@ -165,25 +166,25 @@ class WorkerPool:
 
         fn must be importable by name (a module-level function) and its arguments and result picklable.
         """
+        return self.submit(fn, *args, timeout=timeout, **kwargs).result()
+
+    def submit(
+        self, fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kwargs: Any
+    ) -> Pending:
+        """Send fn(*args, **kwargs) to a worker and return at once; `result()` waits for it.
+
+        The caller must call `result()` (in a `finally`), which gives the worker back to the pool.
+        """
         limit = self.timeout if timeout is None else timeout
         worker = self._checkout()
         try:
             worker.wait_ready()
             deadline = time.monotonic() + limit
             worker.conn.send((fn, args, kwargs))
-            if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
-                self._replace(worker)
-                raise IsolationError("timeout", TIMEOUT_MESSAGE.format(seconds=limit))
-            result = worker.conn.recv()
         except (EOFError, OSError, BrokenPipeError) as exc:
             self._replace(worker)
             raise IsolationError("crashed", CRASH_MESSAGE) from exc
-        self._idle.put(worker)
-        if isinstance(result, _Failure):
-            if result.type_name == "MemoryError":
-                raise IsolationError("crashed", result.message)
-            raise RuntimeError(f"{result.type_name}: {result.message}")
-        return result
+        return Pending(self, worker, deadline, limit)
 
     def close(self) -> None:
         """Stop every worker (at interpreter exit, or in tests)."""
@@ -191,6 +192,34 @@ class WorkerPool:
             self._closed = True
         while not self._idle.empty():
             self._idle.get_nowait().kill()
+
+
+class Pending:
+    """A call sent to a worker; the caller works meanwhile, then collects it with `result()`."""
+
+    def __init__(self, pool: WorkerPool, worker: _Worker, deadline: float, limit: float) -> None:
+        self._pool, self._worker, self._deadline, self._limit = pool, worker, deadline, limit
+
+    def result(self) -> Any:
+        """The call's result; IsolationError past the deadline (counted from the send) or on a crash."""
+        pool, worker = self._pool, self._worker
+        if worker is None:
+            raise RuntimeError("this call's result was already collected")
+        self._worker = None  # the worker goes back to the pool (or is replaced) exactly once
+        try:
+            if not worker.conn.poll(max(0.0, self._deadline - time.monotonic())):
+                pool._replace(worker)
+                raise IsolationError("timeout", TIMEOUT_MESSAGE.format(seconds=self._limit))
+            result = worker.conn.recv()
+        except (EOFError, OSError, BrokenPipeError) as exc:
+            pool._replace(worker)
+            raise IsolationError("crashed", CRASH_MESSAGE) from exc
+        pool._idle.put(worker)
+        if isinstance(result, _Failure):
+            if result.type_name == "MemoryError":
+                raise IsolationError("crashed", result.message)
+            raise RuntimeError(f"{result.type_name}: {result.message}")
+        return result
 
 
 _shared: WorkerPool | None = None
@@ -211,6 +240,19 @@ def run_isolated(
     fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kwargs: Any
 ) -> Any:
     """Run fn in the shared pool (see WorkerPool.call); in-process when POLICYEDITOR_ISOLATION=off."""
-    if os.environ.get("POLICYEDITOR_ISOLATION", "on").lower() in {"off", "0", "false"}:
+    if not _isolation_on():
         return fn(*args, **kwargs)
     return shared_pool().call(fn, *args, timeout=timeout, **kwargs)
+
+
+def start_isolated(
+    fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kwargs: Any
+) -> Callable[[], Any]:
+    """Start fn in the shared pool and return its `result` (see WorkerPool.submit): call it always."""
+    if not _isolation_on():
+        return functools.partial(fn, *args, **kwargs)  # in-process: runs when collected
+    return shared_pool().submit(fn, *args, timeout=timeout, **kwargs).result
+
+
+def _isolation_on() -> bool:
+    return os.environ.get("POLICYEDITOR_ISOLATION", "on").lower() not in {"off", "0", "false"}

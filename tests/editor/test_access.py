@@ -32,3 +32,13 @@ def test_staff_see_every_draft_and_garbage_ids_are_404():
         get_draft_for(alice, "nope")
     with pytest.raises(Http404):
         get_draft_for(alice, 999999)
+
+
+def test_a_draft_fetched_without_documents_reads_them_only_when_asked():
+    alice, bob = _user("alice"), _user("bob")
+    draft = create_draft(alice, [{"kind": "ConfigMap"}], name="mine")
+    light = get_draft_for(alice, draft.pk, documents=False)
+    assert "documents" in light.get_deferred_fields()
+    assert light.documents == [{"kind": "ConfigMap"}]  # still there when read
+    with pytest.raises(Http404):
+        get_draft_for(bob, draft.pk, documents=False)

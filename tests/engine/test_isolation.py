@@ -98,3 +98,30 @@ def test_other_callers_are_served_while_one_task_runs_away(pool):
     thread.join()
     assert answers == [0, 2, 4, 6, 8]
     assert outcome["runaway"] == "timeout"
+
+
+def test_a_submitted_task_runs_while_the_caller_works_and_is_collected_once(pool):
+    pending = pool.submit(add, 20, 22)
+    assert add(1, 1) == 2  # the caller's own work meanwhile
+    assert pending.result() == 42
+    with pytest.raises(RuntimeError, match="already collected"):
+        pending.result()
+    assert pool.call(add, 3, 3) == 6  # the worker went back to the pool exactly once
+
+
+def test_a_submitted_runaway_is_stopped_at_its_deadline_counted_from_the_send(pool):
+    pool.call(add, 0, 0)
+    pending = pool.submit(spin_forever, timeout=0.3)
+    time.sleep(0.5)  # the caller is busy past the deadline: collecting must not wait again
+    with pytest.raises(IsolationError) as caught:
+        pending.result()
+    assert caught.value.reason == "timeout"
+    assert "exceeded the time limit of 0.3s" in caught.value.message
+    assert pool.restarts == 1
+    assert pool.call(add, 1, 1) == 2
+
+
+def test_a_submitted_task_that_fails_comes_back_with_its_message(pool):
+    pending = pool.submit(fail)
+    with pytest.raises(RuntimeError, match="ValueError: bad input: line 3"):
+        pending.result()

@@ -108,3 +108,30 @@ def test_owner_team_admin_and_staff_may_delete_but_not_a_reviewer(
     assert permissions.can_delete(dave, draft)  # team admin
     assert permissions.can_delete(make_user("root", is_staff=True), draft)
     assert not permissions.can_delete(bob, draft)
+
+
+def test_visible_draft_agrees_with_visible_drafts_for_every_user_and_draft(
+    draft, alice, bob, carol, dave, eve, other_team, make_user
+):
+    from django.contrib.auth.models import AnonymousUser
+
+    from policyeditor.editor.models import Draft
+    from policyeditor.review.workflow import assign_team
+
+    staff = make_user("staff", is_staff=True)
+    inactive = make_user("gone", is_active=False)
+    personal = create_draft(bob, [], name="bob's own")
+    theirs = create_draft(eve, [], name="eve's own")
+    in_other_team = create_draft(eve, [], name="team-b draft")
+    assign_team(eve, in_other_team, other_team)
+    drafts = [draft, personal, theirs, in_other_team]
+    for user in [alice, bob, carol, dave, eve, staff, inactive, AnonymousUser()]:
+        listed = set(permissions.visible_drafts(user))
+        for subject in drafts:
+            try:
+                found = permissions.visible_draft(user, subject.pk) == subject
+            except Draft.DoesNotExist:
+                found = False
+            assert found == (subject in listed), (user, subject)
+    with pytest.raises(Draft.DoesNotExist):
+        permissions.visible_draft(staff, 10**9)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from policyeditor.core.engine_gate import EngineLimit, deadline_for, run_engine
+from policyeditor.core.engine_gate import EngineLimit, deadline_for, start_engine
 from policyeditor.editor import live
 from policyeditor.editor.access import can_edit, get_draft_for
 from policyeditor.editor.case_runs import validate_form as validate_form_call
@@ -71,27 +72,40 @@ def _resources(version: str) -> list[dict]:
     return found
 
 
-def validate_form(parsed: ParsedForm, version: str) -> live.Report:
-    """Live validation of the form in the isolation pool; a runaway check becomes an error."""
-    try:
-        return run_engine(
-            validate_form_call, parsed, version, timeout=deadline_for(parsed.documents)
-        )
-    except EngineLimit as exc:
-        report = live.Report(version)
-        report.errors.append(live.Issue(-1, "", exc.message))
-        return report
+def start_validation(parsed: ParsedForm, version: str) -> Callable[[], live.Report]:
+    """Start live validation of the form in the isolation pool; the returned call collects it.
+
+    It must always be called; a runaway check becomes an error in the report.
+    """
+    collect = start_engine(
+        validate_form_call, parsed, version, timeout=deadline_for(parsed.documents)
+    )
+
+    def report() -> live.Report:
+        try:
+            return collect()
+        except EngineLimit as exc:
+            failed = live.Report(version)
+            failed.errors.append(live.Issue(-1, "", exc.message))
+            return failed
+
+    return report
 
 
 def _live_context(draft: Draft, parsed: ParsedForm, version: str) -> dict:
-    report = validate_form(parsed, version)
+    report = start_validation(parsed, version)
+    try:
+        # Rendered while a worker validates: the preview's YAML costs as much as the check.
+        yaml = dump_documents(parsed.documents) if parsed.documents else ""
+    finally:
+        validated = report()  # always collected: it gives the worker back to the pool
     return {
         "draft": draft,
-        "report": report,
+        "report": validated,
         "version": version,
         "documents_json": json.dumps(parsed.documents),
         "gvk": "/".join(matched_gvk(parsed.documents, version)),
-        "yaml": dump_documents(parsed.documents) if parsed.documents else "",
+        "yaml": yaml,
     }
 
 
@@ -134,7 +148,8 @@ def draft_edit(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def draft_validate(request: HttpRequest, pk: int) -> HttpResponse:
     """Live validation of the posted form: always 200, errors inside the fragment."""
-    draft = get_draft_for(request.user, pk)
+    # The posted form is what gets validated: the stored documents are not read.
+    draft = get_draft_for(request.user, pk, documents=False)
     parsed = parse_post(request.POST)
     version = posted_version(request, draft)
     return render(request, "editor/live.html", _live_context(draft, parsed, version))

@@ -63,7 +63,11 @@ def limit_hit(monkeypatch):
             "timeout", "evaluation exceeded the time limit of 1.5s and was stopped"
         )
 
+    def started(fn, *args, timeout=None, **kwargs):
+        return lambda: stopped(fn, *args, timeout=timeout, **kwargs)
+
     monkeypatch.setattr(engine_gate, "run_isolated", stopped)
+    monkeypatch.setattr(engine_gate, "start_isolated", started)
     return calls
 
 
