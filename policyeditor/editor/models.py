@@ -147,3 +147,24 @@ class Revision(models.Model):
     def delete(self, *args, **kwargs):
         # Deleting one revision alone would break the history; they go with their draft.
         raise ValueError("revisions are immutable")
+
+
+class Autosave(models.Model):
+    """One user's unsaved form state of a draft, kept by the server until saved or discarded."""
+
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="autosaves")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    documents = OrderedJSONField(default=list)
+    kubernetes_version = models.CharField(max_length=8, default=DEFAULT_VERSION)
+    # The revision the unsaved state was based on: a save after restoring it is checked against
+    # this number, so an edit restored from before someone else's save is a conflict.
+    base_revision = models.PositiveIntegerField()
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["draft", "user"], name="autosave_one_per_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.draft.name} autosave of {self.user}"

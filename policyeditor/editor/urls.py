@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from policyeditor.editor.views import cases, completion, drafts, editing, export, trying
+from policyeditor.editor.views import autosave, cases, completion, drafts, editing, export, trying
 
 app_name = "editor"
 
@@ -18,6 +18,12 @@ urlpatterns = [
     path("drafts/<int:pk>/form/", editing.draft_form, name="draft_form"),
     path("drafts/<int:pk>/documents/", editing.draft_add_document, name="draft_add_document"),
     path("drafts/<int:pk>/save/", editing.draft_save, name="draft_save"),
+    path("drafts/<int:pk>/autosave/", autosave.draft_autosave, name="draft_autosave"),
+    path(
+        "drafts/<int:pk>/autosave/discard/",
+        autosave.draft_autosave_discard,
+        name="draft_autosave_discard",
+    ),
     path("drafts/<int:pk>/try/", trying.draft_try, name="draft_try"),
     path("drafts/<int:pk>/tests/", cases.draft_tests, name="draft_tests"),
     path("drafts/<int:pk>/tests/save/", cases.draft_test_save, name="draft_test_save"),

@@ -142,9 +142,12 @@
     document.dispatchEvent(new CustomEvent("cel:repaint"));
   };
 
-  // --- autosave of unsaved state in this browser, restore offer, leave guard -------------------
+  // --- autosave of unsaved state (this browser and the server), restore offer, leave guard -----
   const state = () => document.getElementById("live-state");
   const initial = state()?.dataset.documents || "[]";
+  const banner = document.getElementById("restore-banner");
+  const autosaveStatus = document.getElementById("autosave-status");
+  const post = (url) => fetch(url, { method: "POST", body: new FormData(form), credentials: "same-origin" });
   const saveLocal = () => {
     const s = state();
     if (!dirty || !s?.dataset.documents) return;
@@ -153,22 +156,53 @@
     try { localStorage.setItem(storageKey, JSON.stringify(record)); } catch (_) { /* storage full or off */ }
   };
   const clearLocal = () => { try { localStorage.removeItem(storageKey); } catch (_) { /* ignore */ } };
+  // The server keeps the same state a moment after the last validated change (one request per
+  // pause in typing), so it survives another browser, a cleared storage or a lost laptop.
+  let serverTimer = null;
+  const saveServer = () => {
+    if (!autosaveStatus || !dirty) return;
+    clearTimeout(serverTimer);
+    serverTimer = setTimeout(async () => {
+      if (!dirty) return;
+      try {
+        const response = await post(autosaveStatus.dataset.url);
+        if (response.ok && dirty) {
+          const html = await response.text();
+          autosaveStatus.textContent = new DOMParser().parseFromString(html, "text/html").body.textContent.trim();
+        }
+      } catch (_) { /* offline: the browser copy remains */ }
+    }, 1500);
+  };
+  const serverRecord = () => banner.dataset.serverDocuments ? {
+    documents: banner.dataset.serverDocuments, version: banner.dataset.serverVersion,
+    revision: banner.dataset.serverRevision, at: banner.dataset.serverAt, where: "on the server" } : null;
+  const localRecord = () => {
+    try {
+      const record = JSON.parse(localStorage.getItem(storageKey) || "null");
+      return record && { ...record, where: "in this browser" };
+    } catch (_) { return null; }
+  };
   const offerRestore = () => {
-    let record = null;
-    try { record = JSON.parse(localStorage.getItem(storageKey) || "null"); } catch (_) { record = null; }
-    if (!record || record.documents === initial) return;
-    const banner = document.getElementById("restore-banner");
+    const found = [serverRecord(), localRecord()].filter((r) => r && r.documents !== initial);
+    if (!found.length) return;
+    const record = found.reduce((a, b) => (new Date(b.at) > new Date(a.at) ? b : a));
     banner.querySelector("span").textContent =
-      `Unsaved changes from ${new Date(record.at).toLocaleString()} (based on r${record.revision}) were found in this browser.`;
+      `Unsaved changes from ${new Date(record.at).toLocaleString()} (based on r${record.revision}) were kept ${record.where}.`;
     banner.hidden = false;
     banner.addEventListener("click", (event) => {
       const action = event.target.closest("[data-action]")?.dataset.action;
       if (action === "restore") {
+        // Saving the restored state is checked against the revision it was based on: if someone
+        // saved since, the save is a conflict instead of overwriting their revision.
+        document.getElementById("expected-revision").value = record.revision;
+        const version = document.getElementById("k8s-version");
+        if (record.version && version.value !== record.version) version.value = record.version;
         htmx.ajax("POST", editor.dataset.formUrl, { target: "#documents", swap: "innerHTML",
           values: { documents: record.documents } }).then(() => { dirty = true; });
         banner.hidden = true;
       } else if (action === "discard") {
         clearLocal();
+        if (banner.dataset.serverDocuments) post(banner.dataset.discardUrl).catch(() => {});
         banner.hidden = true;
       }
     });
@@ -176,7 +210,12 @@
   window.addEventListener("beforeunload", (event) => {
     if (dirty) { event.preventDefault(); event.returnValue = ""; }
   });
-  document.body.addEventListener("editor:saved", () => { dirty = false; clearLocal(); });
+  document.body.addEventListener("editor:saved", () => {
+    dirty = false;
+    clearLocal();
+    clearTimeout(serverTimer);
+    if (autosaveStatus) autosaveStatus.textContent = "";
+  });
 
   // --- htmx hooks -----------------------------------------------------------------------------
   document.body.addEventListener("htmx:afterSwap", (event) => {
@@ -187,6 +226,7 @@
       placeIssues();
       highlightYaml();
       saveLocal();
+      saveServer();
       document.body.dispatchEvent(new CustomEvent("editor:validated"));
     } else if (target.id === "documents" || target.closest?.(".rows-list")) {
       initCel(target);

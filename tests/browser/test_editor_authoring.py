@@ -6,8 +6,9 @@ import pytest
 from playwright.sync_api import expect
 
 from policyeditor.editor.models import Draft
+from policyeditor.editor.services import save_draft
 from tests.browser.editor_helpers import cel_editor, cel_host, fill_cel
-from tests.conftest import screenshot
+from tests.conftest import screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -182,3 +183,61 @@ def test_picking_a_built_in_resource_fills_its_group_and_version(alice_page):
     rule.get_by_label("CREATE").check()
     expect(page.locator("#yaml-preview")).to_contain_text("- pods")
     expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
+
+
+def test_unsaved_edits_kept_on_the_server_are_offered_in_another_browser_and_restored(
+    alice_page, browser, live_server
+):
+    page = alice_page
+    _new_vap(page, "server-autosave.example.com")
+    message = page.locator('details[data-section="validations"] input[name$=".message"]').first
+    message.fill("typed on the laptop")
+    expect(page.locator("#autosave-status")).to_have_text("Unsaved changes kept on the server.")
+    other = browser.new_context(base_url=live_server.url, viewport={"width": 1440, "height": 900})
+    try:
+        tab = other.new_page()
+        sign_in(tab, "alice")
+        tab.goto(page.url)
+        banner = tab.locator("#restore-banner")
+        expect(banner).to_be_visible()
+        expect(banner).to_contain_text("(based on r1) were kept on the server.")
+        banner.get_by_role("button", name="Restore them").click()
+        restored = tab.locator('details[data-section="validations"] input[name$=".message"]').first
+        expect(restored).to_have_value("typed on the laptop")
+        tab.get_by_role("button", name="Save").click()
+        expect(tab.locator("#save-status")).to_contain_text("Saved revision 2")
+        saved = Draft.objects.get(name="server-autosave.example.com")
+        assert saved.documents[0]["spec"]["validations"][0]["message"] == "typed on the laptop"
+        assert not saved.autosaves.exists()
+    finally:
+        other.close()
+
+
+def test_restoring_a_state_kept_before_another_save_is_a_conflict_not_an_overwrite(
+    alice_page, alice, browser, live_server
+):
+    page = alice_page
+    _new_vap(page, "stale-autosave.example.com")
+    page.locator('details[data-section="validations"] input[name$=".message"]').first.fill(
+        "kept at r1"
+    )
+    expect(page.locator("#autosave-status")).to_have_text("Unsaved changes kept on the server.")
+    draft = Draft.objects.get(name="stale-autosave.example.com")
+    documents = draft.documents
+    documents[0]["metadata"]["labels"] = {"saved": "elsewhere"}
+    save_draft(draft, documents, expected_revision=1, author=alice, note="meanwhile")
+    other = browser.new_context(base_url=live_server.url, viewport={"width": 1440, "height": 900})
+    try:
+        tab = other.new_page()
+        sign_in(tab, "alice")
+        tab.goto(page.url)
+        tab.locator("#restore-banner").get_by_role("button", name="Restore them").click()
+        message = tab.locator('details[data-section="validations"] input[name$=".message"]')
+        expect(message.first).to_have_value("kept at r1")
+        tab.get_by_role("button", name="Save").click()
+        expect(tab.locator("#save-status")).to_contain_text("Open the latest revision")
+        draft.refresh_from_db()
+        assert draft.revision == 2
+        assert draft.documents[0]["metadata"]["labels"] == {"saved": "elsewhere"}
+    finally:
+        other.close()

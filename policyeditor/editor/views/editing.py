@@ -11,7 +11,7 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from policyeditor.core.engine_gate import EngineLimit, deadline_for, start_engine
-from policyeditor.editor import live
+from policyeditor.editor import autosaves, live
 from policyeditor.editor.access import can_edit, get_draft_for
 from policyeditor.editor.case_runs import validate_form as validate_form_call
 from policyeditor.editor.completion import matched_gvk
@@ -140,6 +140,9 @@ def draft_edit(request: HttpRequest, pk: int) -> HttpResponse:
     draft = get_draft_for(request.user, pk)
     context = _page_context(draft, draft.documents, draft.kubernetes_version)
     context["can_edit"] = can_edit(request.user, draft)
+    if context["can_edit"]:
+        kept = autosaves.pending(draft, request.user)
+        context.update(autosave=kept, autosave_json=json.dumps(kept.documents) if kept else "")
     context["review"] = review_state(draft)
     context.update(_export_urls(request, draft))
     return render(request, "editor/draft_edit.html", context)
@@ -257,6 +260,7 @@ def draft_save(request: HttpRequest, pk: int) -> HttpResponse:
                 kubernetes_version=version,
             )
             context.update(draft=draft, saved=True)
+            autosaves.discard(draft, request.user)
         except Conflict as exc:
             context["conflict"] = exc
         except DraftInputError as exc:
