@@ -6,7 +6,7 @@ from typing import Any
 
 import cel_expr_python.cel as cel
 
-from . import runtime_state
+from . import ast_pb, runtime_state
 from .activation import Activation
 from .cost import PER_CALL_LIMIT
 from .issues import CelIssue
@@ -54,6 +54,15 @@ class VariableResolver:
                 # Shared with the holder, not copied: neither the engine nor the trace changes it.
                 plain[name] = (ok, plain_view(value) if ok else value)
         return dict(plain)
+
+    def all_resolved(self, names: tuple[str, ...]) -> bool:
+        """True when every one of names was evaluated, without error, by this resolver."""
+        values = self._values
+        for name in names:
+            result = values.get(name)
+            if result is None or not result[0]:
+                return False
+        return True
 
     def bind(self, activation: Activation) -> VariableResolver:
         """A fresh resolver (empty memo) over activation: each activation re-evaluates."""
@@ -147,6 +156,9 @@ class Program:
         self._constructs = runtime.constructs
         self._unwrap_optional = runtime.unwrap_optional
         self._engine_env = env.env
+        self._variables = runtime.variables
+        # Built on first use: the program for when every variable it reads is resolved.
+        self._resolved_expression: Any = None
 
     def to_original(self, offset: int) -> int:
         """Map an offset of the checked AST's source positions to the user's text."""
@@ -173,14 +185,21 @@ class Program:
         with_authorizer = self._may_authorize and activation.authorizer is not None
         is_error = False
         raw: Any = _UNCONVERTIBLE
+        expression = self._expression
+        resolver = None
+        if self._reads_variables:
+            resolver = state.resolver
+            if resolver is not None and resolver.all_resolved(self._variables):
+                # No helper call per read: the holders are filled (memoised reads cost nothing).
+                expression = self._resolved_expression or self._resolved() or expression
         try:
             engine_activation = activation.engine_activation(
                 self._engine_env,
                 authorizer=with_authorizer,
                 match_condition=self._match_condition,
-                resolver=state.resolver if self._reads_variables else None,
+                resolver=resolver,
             )
-            value = self._expression.eval(activation=engine_activation)
+            value = expression.eval(activation=engine_activation)
             # _inspect, inline: this runs for every expression evaluated.
             try:
                 raw = value.plain_value()
@@ -225,6 +244,19 @@ class Program:
         if self._literal and not state.exceeded:
             self._literal_result = (True, plain)
         return True, plain
+
+    def _resolved(self) -> Any:
+        """The engine program of runtime.resolved_checked (None when there is none)."""
+        checked = self.runtime.resolved_checked
+        if checked is None:
+            return None
+        try:
+            self._resolved_expression = self._engine_env.deserialize(
+                ast_pb.checked_to_bytes(checked)
+            )
+        except Exception:  # noqa: BLE001 - keep the helper form, which always works
+            self.runtime.resolved_checked = None
+        return self._resolved_expression
 
     def _run_sanitized(
         self, activation: Activation, state: EvalState, with_authorizer: bool

@@ -36,6 +36,8 @@ class RuntimeAst:
     idents: frozenset[str] = frozenset()
     # The program builds Object{...} values (their results carry construction markers).
     constructs: bool = False
+    # The same program for when every variable it reads is resolved: holders read directly.
+    resolved_checked: Any = None
 
     @property
     def needs_state(self) -> bool:
@@ -121,6 +123,11 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
     next_id, charged = _instrument_branches(out, next_id)
     has_loops = has_loops or charged
     # Last, so that every cost above was computed on the `__k8s_variable` form.
+    resolved = None
+    if used_variables:
+        resolved = ast_pb.CheckedExpr()
+        resolved.CopyFrom(out)
+        _hold_variables(resolved, next_id, direct=True)
     next_id = _hold_variables(out, next_id)
     idents = frozenset(
         node.ident_expr.name
@@ -138,15 +145,17 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
         tuple(dict.fromkeys(used_variables)),
         idents=idents,
         constructs=constructs,
+        resolved_checked=resolved,
     )
 
 
-def _hold_variables(out: Any, next_id: int) -> int:
+def _hold_variables(out: Any, next_id: int, *, direct: bool = False) -> int:
     """__k8s_variable('v') -> __k8s_variable_ready('v') ? `variables@v`[0] : false.
 
     The helper resolves the variable (lazily, once per activation) into a one-element holder
     list bound in the engine activation; reading the holder lets the engine convert the value
-    once, where a function's result is converted from Python on every read.
+    once, where a function's result is converted from Python on every read. direct: the form
+    for variables already resolved, `variables@v`[0] alone.
     """
     for node in list(walk(out.expr)):
         if node.WhichOneof("expr_kind") != "call_expr" or node.call_expr.function != VARIABLE_FN:
@@ -155,6 +164,14 @@ def _hold_variables(out: Any, next_id: int) -> int:
         if holder_name(name) is None:
             continue  # not an identifier: keep the helper that returns the value
         node_id = node.id
+        if direct:
+            node.Clear()
+            node.id = node_id
+            _holder_read(out, node, name, next_id)
+            del out.reference_map[node_id]
+            out.reference_map[node_id].overload_id.append("index_list")
+            next_id += 2
+            continue
         ready = ast_pb.Expr()
         ready.CopyFrom(node)
         ready.id = next_id
@@ -167,25 +184,30 @@ def _hold_variables(out: Any, next_id: int) -> int:
         node.call_expr.args.add().CopyFrom(ready)
         index = node.call_expr.args.add()
         index.id = next_id + 1
-        index.call_expr.function = "_[_]"
-        holder = index.call_expr.args.add()
-        holder.id = next_id + 2
-        holder.ident_expr.name = holder_name(name)
-        position = index.call_expr.args.add()
-        position.id = next_id + 3
-        position.const_expr.int64_value = 0
+        _holder_read(out, index, name, next_id + 2)
         otherwise = node.call_expr.args.add()
         otherwise.id = next_id + 4
         otherwise.const_expr.bool_value = False  # never taken: the helper is true or an error
         out.type_map[next_id + 1].dyn.SetInParent()
-        out.type_map[next_id + 2].list_type.elem_type.dyn.SetInParent()
-        out.type_map[next_id + 3].primitive = 2  # INT64
         out.type_map[next_id + 4].primitive = 1  # BOOL
         out.reference_map[next_id + 1].overload_id.append("index_list")
         del out.reference_map[node_id]
         out.reference_map[node_id].overload_id.append("conditional")
         next_id += 5
     return next_id
+
+
+def _holder_read(out: Any, index: Any, name: str, next_id: int) -> None:
+    """Make index the call `variables@name`[0] (its operands get ids next_id, next_id + 1)."""
+    index.call_expr.function = "_[_]"
+    holder = index.call_expr.args.add()
+    holder.id = next_id
+    holder.ident_expr.name = holder_name(name)
+    position = index.call_expr.args.add()
+    position.id = next_id + 1
+    position.const_expr.int64_value = 0
+    out.type_map[next_id].list_type.elem_type.dyn.SetInParent()
+    out.type_map[next_id + 1].primitive = 2  # INT64
 
 
 def _optional_from_list(out: Any, node: Any, next_id: int) -> int:

@@ -37,6 +37,46 @@ def test_a_variable_read_is_rewritten_to_resolve_then_read_its_holder():
     assert holder_name("v") in program.runtime.idents
 
 
+def test_once_its_variables_are_resolved_a_program_reads_the_holders_without_the_helper():
+    _, (program,) = compiled([("v", "object.x")], "variables.v == 1")
+    calls = [
+        node.call_expr.function
+        for node in ast_walk.walk(program.runtime.resolved_checked.expr)
+        if node.WhichOneof("expr_kind") == "call_expr"
+    ]
+    assert VARIABLE_READY_FN not in calls and "_[_]" in calls
+
+
+def test_the_resolved_form_costs_what_the_helper_form_costs_besides_the_resolution():
+    results, (program,) = compiled(
+        [("a", "object.items.map(i, i + 1)"), ("b", "object.items.map(i, i * 2)")],
+        "size(variables.a) + size(variables.b) == 6",
+    )
+    activation, resolver = bound(results, {"items": [1, 2, 3]})
+    first = program.evaluate(activation)
+    assert resolver.all_resolved(("a", "b"))
+    second = program.evaluate(activation)
+    assert first.value is True and second.value is True
+    resolution = sum(
+        results[name].program.evaluate(cel.Activation(object={"items": [1, 2, 3]})).cost
+        for name in ("a", "b")
+    )
+    assert second.cost == first.cost - resolution
+
+
+def test_a_program_with_one_variable_unresolved_keeps_the_helper_for_it():
+    results, (only_a, both) = compiled(
+        [("a", "object.x"), ("b", "object.missing")],
+        "variables.a == 1",
+        "variables.a == 1 && variables.b == 2",
+    )
+    activation, resolver = bound(results, {"x": 1})
+    assert only_a.evaluate(activation).value is True
+    assert not resolver.all_resolved(("a", "b"))
+    result = both.evaluate(activation)
+    assert result.error is not None and 'composited variable "b"' in result.error.message
+
+
 def test_a_variable_read_by_several_programs_is_evaluated_once_and_held():
     results, programs = compiled(
         [("items", "object.items")],
