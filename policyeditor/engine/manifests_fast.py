@@ -19,6 +19,7 @@ exact path.
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -157,18 +158,31 @@ def fast_load(text: str) -> list[Any] | None:
         return None
 
 
+_pause_lock = threading.Lock()
+_pauses = 0  # loads under way in this process (threads of one server share the collector)
+_resume = False  # whether the collector was on when the first of them began
+
+
 @contextmanager
 def _gc_paused() -> Iterator[None]:
     """The cyclic garbage collector paused while the node graph and the values are built."""
     # They are many containers and no cycles (a recursive alias is one, refused at once): the
-    # collector's passes over them cost as much as building them. Re-enabled only if it was on.
-    enabled = gc.isenabled()
-    gc.disable()
+    # collector's passes over them cost as much as building them. It is re-enabled when the
+    # last overlapping load ends, and only if it was on before the first: a thread must not
+    # take another's pause for the application's setting and leave the collector off for good.
+    global _pauses, _resume
+    with _pause_lock:
+        if _pauses == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _pauses += 1
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _pause_lock:
+            _pauses -= 1
+            if _pauses == 0 and _resume:
+                gc.enable()
 
 
 def _documents(loader: Any, trees: bool) -> list[Any]:

@@ -149,6 +149,32 @@ def test_the_garbage_collector_is_back_on_after_a_load_and_stays_off_if_it_was_o
         gc.enable()
 
 
+def test_loads_overlapping_in_two_threads_leave_the_garbage_collector_on(monkeypatch):
+    # Thread A's load ends just as thread B's begins: B must not mistake A's pause for the
+    # application's own choice, which would leave the collector off for good.
+    first = manifests_fast._gc_paused()
+    first.__enter__()
+    open_ = [True]
+    real = gc.isenabled
+
+    def isenabled() -> bool:
+        seen = real()
+        if open_[0]:  # thread A finishes between B's look and B's pause
+            open_[0] = False
+            first.__exit__(None, None, None)
+        return seen
+
+    monkeypatch.setattr(gc, "isenabled", isenabled)
+    try:
+        fast_load("a: [1, 2]\n")  # thread B
+        if open_[0]:  # B did not look while A's pause was on: A finishes now
+            open_[0] = False
+            first.__exit__(None, None, None)
+        assert real()
+    finally:
+        gc.enable()  # whatever happened, the rest of the run has its collector
+
+
 _SCALARS = st.sampled_from(
     ["a", "1", "0x1F", "017", "1e3", "y", "~", "''", "'*a'", "2.5", "-", "<<", "&a b", "*a"]
 )
