@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 DEFAULT_TIMEOUT = float(os.environ.get("POLICYEDITOR_EVAL_TIMEOUT", "1.5"))
@@ -176,11 +177,14 @@ class WorkerPool:
         The caller must call `result()` (in a `finally`), which gives the worker back to the pool.
         """
         limit = self.timeout if timeout is None else timeout
+        # Pickled before a worker is taken (Connection.send would pickle it after): a call that
+        # cannot be pickled then raises without holding a worker that nothing gives back.
+        message = ForkingPickler.dumps((fn, args, kwargs))
         worker = self._checkout()
         try:
             worker.wait_ready()
             deadline = time.monotonic() + limit
-            worker.conn.send((fn, args, kwargs))
+            worker.conn.send_bytes(message)
         except (EOFError, OSError, BrokenPipeError) as exc:
             self._replace(worker)
             raise IsolationError("crashed", CRASH_MESSAGE) from exc

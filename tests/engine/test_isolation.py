@@ -125,3 +125,15 @@ def test_a_submitted_task_that_fails_comes_back_with_its_message(pool):
     pending = pool.submit(fail)
     with pytest.raises(RuntimeError, match="ValueError: bad input: line 3"):
         pending.result()
+
+
+def test_a_task_that_cannot_be_sent_leaves_the_worker_in_the_pool():
+    single = WorkerPool(size=1, timeout=10.0, preload=())
+    try:
+        assert single.call(add, 1, 1) == 2
+        with pytest.raises(Exception, match="pickle"):
+            single.submit(add, lambda: 1, 2)  # a local function cannot be pickled
+        assert single._idle.qsize() == 1  # else the next call would wait forever for a worker
+        assert single.call(add, 2, 3) == 5
+    finally:
+        single.close()
