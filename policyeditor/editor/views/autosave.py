@@ -12,11 +12,14 @@ from policyeditor.editor.formdata import parse_post
 from policyeditor.editor.views.editing import posted_version
 
 
-def _base_revision(request: HttpRequest, fallback: int) -> int:
+def _base_revision(request: HttpRequest, current: int) -> int:
+    """The posted revision the form was based on; `current` when it is not one the draft has had."""
     try:
-        return max(0, int(request.POST.get("expected_revision", "")))
+        posted = max(0, int(request.POST.get("expected_revision", "")))
     except ValueError:
-        return fallback
+        return current
+    # A later number than the draft's only comes from a crafted request (and may not fit a row).
+    return posted if posted <= current else current
 
 
 @require_POST

@@ -141,3 +141,16 @@ def test_a_read_only_viewer_cannot_autosave(client, bob, replica_draft):
     response = _autosave(client, replica_draft, _edited_form(client, replica_draft, "a"))
     assert response.status_code == 403
     assert not Autosave.objects.exists()
+
+
+def test_a_base_revision_past_the_drafts_own_is_kept_as_the_drafts_revision(
+    alice_client, replica_draft
+):
+    # Only a crafted request posts one: it must neither break the row (an integer too large
+    # for the database) nor make a later restore compare against a revision that never was.
+    for posted in (str(10**30), str(replica_draft.revision + 5)):
+        data = _edited_form(alice_client, replica_draft, "a")
+        data["expected_revision"] = posted
+        assert _autosave(alice_client, replica_draft, data).status_code == 200
+        kept = Autosave.objects.get(draft=replica_draft)
+        assert kept.base_revision == replica_draft.revision
