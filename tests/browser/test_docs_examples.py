@@ -168,5 +168,6 @@ def test_a_documented_example_is_built_with_the_form_alone_then_validated_export
     _check_export(page, draft.pk, tmp_path)
     _try(page, example["try"])
     if path.stem == "variable-composition":
-        screenshot(page, "editor-docs-example-variables", full_page=True)
+        page.locator("#try-result .decision-head").scroll_into_view_if_needed()
+        screenshot(page, "editor-docs-example-variables")
     assert page.console_errors == [], page.console_errors
