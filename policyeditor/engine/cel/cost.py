@@ -41,6 +41,8 @@ def call_cost(function: str) -> int:
         return 2  # cel-go: the `variables` identifier plus the field selection
     if function in _FREE_CALLS:
         return 0
+    if function == "__k8s_add":
+        return 0  # `_+_` on strings or bytes: charged by size when it runs (runtime_concat)
     if function in ("__k8s_object", "__k8s_jsonpatch", "__k8s_jsonpatch_value"):
         return STRUCT_CREATE_COST
     return _CALL_COSTS.get(function) or _library_costs().get(function, 1)

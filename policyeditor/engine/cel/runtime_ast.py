@@ -1,12 +1,13 @@
 """Rewrites of the checked AST for the runtime: plain-map typed variables, lazy variables,
-transformMap's map insertion, and cost charging inside comprehension loops."""
+transformMap's map insertion, and cost charging inside comprehension loops and by the size of
+concatenated strings (runtime_concat)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from . import ast_pb, cost
+from . import ast_pb, cost, runtime_concat
 from .ast_walk import walk
 from .environment import MAP_ALIASES
 from .runtime_functions import (
@@ -38,11 +39,13 @@ class RuntimeAst:
     constructs: bool = False
     # The same program for when every variable it reads is resolved: holders read directly.
     resolved_checked: Any = None
+    # Some `_+_` may concatenate strings or bytes: charged by their size when they run.
+    concatenates: bool = False
 
     @property
     def needs_state(self) -> bool:
-        """True when helper functions read the evaluation state (loop costs, variables)."""
-        return self.has_loops or bool(self.variables)
+        """True when helper functions read the evaluation state (costs, variables)."""
+        return self.has_loops or self.concatenates or bool(self.variables)
 
 
 def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> RuntimeAst:
@@ -54,7 +57,7 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
         + 1
     )
     used_variables: list[str] = []
-    has_loops = False
+    has_loops = concatenates = False
     for node in list(walk(out.expr)):
         kind = node.WhichOneof("expr_kind")
         if kind == "ident_expr":
@@ -115,6 +118,8 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
             out.reference_map[node.id].overload_id.append(f"{FORMAT_FN}_string_list")
         elif kind == "call_expr" and node.call_expr.function == "optional.ofNonZeroValue":
             next_id = _wrap_go_zero_time(out, node, next_id)
+        elif kind == "call_expr" and node.call_expr.function == "_+_":
+            concatenates = runtime_concat.mark(out, node) or concatenates
         elif kind == "comprehension_expr":
             has_loops = True
     base = cost.fixed_cost(out.expr, minimum=True)
@@ -122,6 +127,8 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
         next_id, has_loops = _instrument_loops(out, next_id)
     next_id, charged = _instrument_branches(out, next_id)
     has_loops = has_loops or charged
+    if concatenates:
+        next_id = runtime_concat.charge_concatenations(out, next_id)
     # Last, so that every cost above was computed on the `__k8s_variable` form.
     resolved = None
     if used_variables:
@@ -146,6 +153,7 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
         idents=idents,
         constructs=constructs,
         resolved_checked=resolved,
+        concatenates=concatenates,
     )
 
 

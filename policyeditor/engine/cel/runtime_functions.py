@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import math
 import re
 from typing import Any
 
@@ -22,6 +23,9 @@ JSONPATCH_FN = "__k8s_jsonpatch"  # type checking: returns the JSONPatch type
 JSONPATCH_RUNTIME_FN = "__k8s_jsonpatch_value"  # what runs: returns the plain map
 MAP_INSERT_FN = "__k8s_map_insert"
 COST_FN = "__k8s_cost"
+ADD_FN = "__k8s_add"  # a `_+_` charged by size, only while costs are computed (runtime_concat)
+ADD_COST_FN = "__k8s_add_cost"
+STRING_TRAVERSAL_FACTOR = 0.1  # cel-go common.StringTraversalCostFactor
 GO_ZERO_TIME_FN = "__k8s_go_zero_time"
 FORMAT_FN = "__k8s_format"
 
@@ -149,6 +153,16 @@ def _cost(amount: int, condition: bool) -> bool:
     return condition
 
 
+def _add_cost(size: int) -> bool:
+    # cel-go: ceil(float64(size(lhs) + size(rhs)) * 0.1), computed in floating point as Go does;
+    # -1: an operand failed, and cel-go charges such a call 1 (an error's size is 1: ceil(0.2)).
+    state = _CURRENT.get()
+    if state is not None:
+        # Raising ends the evaluation (an error value), so no longer string is built.
+        state.charge(math.ceil(size * STRING_TRAVERSAL_FACTOR) if size >= 0 else 1)
+    return True
+
+
 def _go_zero_time(moment: Any) -> Any:
     # Go's zero time is 0001-01-01T00:00:00Z, cel-cpp's is the Unix epoch: hand the engine its
     # own zero so optional.ofNonZeroValue() agrees with cel-go (the epoch itself still differs).
@@ -257,6 +271,10 @@ def helper_declarations() -> list[cel.FunctionDecl]:
                     impl=_go_zero_time,
                 )
             ],
+        ),
+        cel.FunctionDecl(
+            ADD_COST_FN,
+            [cel.Overload(f"{ADD_COST_FN}_int", cel.Type.BOOL, [cel.Type.INT], impl=_add_cost)],
         ),
         cel.FunctionDecl(
             COST_FN,
