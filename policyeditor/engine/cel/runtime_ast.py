@@ -1,13 +1,13 @@
 """Rewrites of the checked AST for the runtime: plain-map typed variables, lazy variables,
-transformMap's map insertion, and cost charging inside comprehension loops and by the size of
-concatenated strings (runtime_concat)."""
+transformMap's map insertion, and cost charging inside comprehension loops and by size, of
+concatenated strings (runtime_concat) and of library calls (runtime_library_cost)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from . import ast_pb, cost, runtime_concat
+from . import ast_pb, cost, runtime_concat, runtime_library_cost
 from .ast_walk import walk
 from .environment import MAP_ALIASES
 from .runtime_functions import (
@@ -41,11 +41,13 @@ class RuntimeAst:
     resolved_checked: Any = None
     # Some `_+_` may concatenate strings or bytes: charged by their size when they run.
     concatenates: bool = False
+    # Some library call is charged by its arguments' size when it runs (runtime_library_cost).
+    charges_calls: bool = False
 
     @property
     def needs_state(self) -> bool:
         """True when helper functions read the evaluation state (costs, variables)."""
-        return self.has_loops or self.concatenates or bool(self.variables)
+        return self.has_loops or self.concatenates or self.charges_calls or bool(self.variables)
 
 
 def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> RuntimeAst:
@@ -129,6 +131,9 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
     has_loops = has_loops or charged
     if concatenates:
         next_id = runtime_concat.charge_concatenations(out, next_id)
+    charges_calls = runtime_library_cost.charges(out)
+    if charges_calls:
+        next_id = runtime_library_cost.charge_calls(out, next_id)
     # Last, so that every cost above was computed on the `__k8s_variable` form.
     resolved = None
     if used_variables:
@@ -154,6 +159,7 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
         constructs=constructs,
         resolved_checked=resolved,
         concatenates=concatenates,
+        charges_calls=charges_calls,
     )
 
 

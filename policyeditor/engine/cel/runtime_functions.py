@@ -26,6 +26,8 @@ COST_FN = "__k8s_cost"
 ADD_FN = "__k8s_add"  # a `_+_` charged by size, only while costs are computed (runtime_concat)
 ADD_COST_FN = "__k8s_add_cost"
 STRING_TRAVERSAL_FACTOR = 0.1  # cel-go common.StringTraversalCostFactor
+SIZED_COST_FN = "__k8s_sized_cost"  # strings-extension calls charged by size (runtime_library_cost)
+TRAVERSAL_COST_FN = "__k8s_traversal_cost"
 GO_ZERO_TIME_FN = "__k8s_go_zero_time"
 FORMAT_FN = "__k8s_format"
 
@@ -163,6 +165,26 @@ def _add_cost(size: int) -> bool:
     return True
 
 
+def _sized_cost(rule: int, size: int) -> bool:
+    # library/cost.go: ceil(float64(size) * 0.1) (rule 1) or ceil(float64(size) * 2 * 0.1)
+    # (rule 2), in floating point as Go computes it, less the 1 the static model counted.
+    state = _CURRENT.get()
+    if state is not None:
+        scaled = size * STRING_TRAVERSAL_FACTOR if rule == 1 else size * 2 * STRING_TRAVERSAL_FACTOR
+        state.charge(math.ceil(scaled) - 1)
+    return True
+
+
+def _traversal_cost(value: Any) -> bool:
+    # library/cost.go traversalCost of indexOf/lastIndexOf's receiver, less the static 1.
+    state = _CURRENT.get()
+    if state is not None:
+        from .library.cost import traversal_cost
+
+        state.charge(traversal_cost(value) - 1)
+    return True
+
+
 def _go_zero_time(moment: Any) -> Any:
     # Go's zero time is 0001-01-01T00:00:00Z, cel-cpp's is the Unix epoch: hand the engine its
     # own zero so optional.ofNonZeroValue() agrees with cel-go (the epoch itself still differs).
@@ -275,6 +297,21 @@ def helper_declarations() -> list[cel.FunctionDecl]:
         cel.FunctionDecl(
             ADD_COST_FN,
             [cel.Overload(f"{ADD_COST_FN}_int", cel.Type.BOOL, [cel.Type.INT], impl=_add_cost)],
+        ),
+        cel.FunctionDecl(
+            SIZED_COST_FN,
+            [
+                cel.Overload(
+                    f"{SIZED_COST_FN}_int_int",
+                    cel.Type.BOOL,
+                    [cel.Type.INT, cel.Type.INT],
+                    impl=_sized_cost,
+                )
+            ],
+        ),
+        cel.FunctionDecl(
+            TRAVERSAL_COST_FN,
+            [cel.Overload(f"{TRAVERSAL_COST_FN}_dyn", cel.Type.BOOL, [dyn], impl=_traversal_cost)],
         ),
         cel.FunctionDecl(
             COST_FN,

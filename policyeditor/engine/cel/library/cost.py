@@ -2,7 +2,8 @@
 
 cel-core owns the cost model; `call_cost(function, args)` gives what one call of a library
 function costs for its actual argument values (None: not a library function, use cel-go's
-default). `STATIC_COSTS` lists the functions whose cost does not depend on their arguments.
+default). `STATIC_COSTS` lists the functions whose cost does not depend on their arguments;
+`RUNTIME_CHARGED` those whose Python implementation charges call_cost when it runs (decls.py).
 """
 
 from __future__ import annotations
@@ -75,26 +76,30 @@ def _ceil(value: float) -> int:
 
 
 def _length(value: Any) -> int:
-    if isinstance(value, str):
-        return len(value.encode("utf-8", "surrogatepass"))
-    if isinstance(value, (bytes, list, dict)):
+    # cel-go's actualSize: Size() of a Sizer (strings in code points), 1 for anything else.
+    if isinstance(value, (str, bytes, bytearray, list, dict)):
         return len(value)
-    return 0
+    return 1
 
 
-def traversal_cost(value: Any) -> float:
-    """Cost of walking a value: 0.1 per string/bytes byte, 1 per other scalar, recursively."""
-    if isinstance(value, (str, bytes)):
-        return STRING_TRAVERSAL_FACTOR * _length(value)
+def traversal_cost(value: Any) -> int:
+    """library/cost.go traversalCost: a tenth of each string's UTF-8 bytes (truncated), 1 per
+    other scalar, summed over lists and map keys and values."""
+    if isinstance(value, str):
+        return int(len(value.encode("utf-8", "surrogatepass")) * STRING_TRAVERSAL_FACTOR)
+    if isinstance(value, (bytes, bytearray)):
+        return int(len(value) * STRING_TRAVERSAL_FACTOR)
     if isinstance(value, list):
         return sum(traversal_cost(item) for item in value)
     if isinstance(value, dict):
         return sum(traversal_cost(k) + traversal_cost(v) for k, v in value.items())
-    return 1.0
+    return 1
 
 
 def _address_size(value: Any) -> int:
-    # IP/CIDR values count their address bytes (4 or 16)
+    # cel.CIDR.Size() is its prefix in bytes, ceil(bits / 8); cel.IP.Size() its address bytes.
+    if hasattr(value, "bits"):
+        return math.ceil(value.bits / 8)
     addr = getattr(value, "addr", "")
     return 16 if ":" in addr else 4
 
@@ -142,7 +147,7 @@ def _selector_cost(args: Sequence[Any]) -> int:
 
 
 def _list_cost(args: Sequence[Any]) -> int:
-    return max(1, _ceil(traversal_cost(args[0])))
+    return traversal_cost(args[0])
 
 
 _DYNAMIC: dict[str, Callable[[Sequence[Any]], int]] = {
@@ -151,8 +156,7 @@ _DYNAMIC: dict[str, Callable[[Sequence[Any]], int]] = {
     ),
     **dict.fromkeys(
         (
-            "url",
-            "isURL",
+            "url",  # not isURL: cost.go leaves it to cel-go's default of 1
             "jsonpatch.escapeKey",
             "cidr",
             "isIP",
@@ -173,6 +177,11 @@ _DYNAMIC: dict[str, Callable[[Sequence[Any]], int]] = {
     "fieldSelector": _selector_cost,
     "labelSelector": _selector_cost,
 }
+
+
+# Charged by their Python implementations when they run (decls._implementation). indexOf and
+# lastIndexOf are also strings-extension built-ins: runtime_library_cost charges every overload.
+RUNTIME_CHARGED = frozenset(_DYNAMIC).union({"ip"}) - {"indexOf", "lastIndexOf"}
 
 
 def call_cost(function: str, args: Sequence[Any]) -> int | None:

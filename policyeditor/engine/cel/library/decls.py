@@ -10,6 +10,8 @@ from typing import Any
 from cel_expr_python import cel
 from google.protobuf import duration_pb2, timestamp_pb2
 
+from .. import runtime_state
+from . import cost
 from .errors import guarded
 
 # Rules of cel-expr-python 0.1.3 that shape these declarations (found by experiment):
@@ -80,8 +82,27 @@ def build_function_decls(specs: Iterable[Spec]) -> list[cel.FunctionDecl]:
     return [cel.FunctionDecl(name, overloads) for name, overloads in by_name.items()]
 
 
+def _charged(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    """Charge library/cost.go's CallCost for these arguments before running function."""
+    current = runtime_state.CURRENT.get
+    call_cost = cost.call_cost
+
+    def charged(*args: Any) -> Any:
+        state = current()
+        if state is not None:
+            # The static model already counted cel-go's default of 1 for this call (that 1 is
+            # what stays when an argument fails and no implementation runs): here only the
+            # difference, which may be -1. Raising ends the evaluation before the call's work.
+            state.charge((call_cost(name, args) or 0) - 1)
+        return function(*args)
+
+    return charged
+
+
 def _implementation(spec: Spec) -> Callable[..., Any] | None:
     if spec.impl is None:
         return None
     impl = guarded(spec.impl)
+    if spec.name in cost.RUNTIME_CHARGED:
+        impl = _charged(spec.name, impl)
     return _dyn_result(impl) if spec.result == "dyn" else impl

@@ -33,12 +33,14 @@ def test_validate_uses_the_format_max_regex_size() -> None:
     assert cost.call_cost("validate", [FormatMessage(name="dns1123Label"), "my-name12"]) == 8
 
 
-def test_contains_costs_grow_with_the_address_size() -> None:
+def test_contains_costs_grow_with_the_prefix_bytes_as_cidr_size_counts_them() -> None:
+    # apiserver cel.CIDR.Size() is ceil(prefix bits / 8), not the address length
     v4 = CIDRMessage(addr="10.0.0.0", bits=8)
-    v6 = CIDRMessage(addr="2001:db8::", bits=32)
-    assert cost.call_cost("containsIP", [v4, "10.0.0.1"]) < cost.call_cost(
-        "containsIP", [v6, "10.0.0.1"]
-    )
+    v6 = CIDRMessage(addr="2001:db8::", bits=128)
+    # ceil(0.1 * (1 + 1)) + ceil(0.1 * 8) for the string operand
+    assert cost.call_cost("containsIP", [v4, "10.0.0.1"]) == 1 + 1
+    # ceil(0.1 * (16 + 16)) + ceil(0.1 * 8)
+    assert cost.call_cost("containsIP", [v6, "10.0.0.1"]) == 4 + 1
     assert cost.call_cost("containsCIDR", [v4, v4]) == 1 + 1 + 1
 
 
