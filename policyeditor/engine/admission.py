@@ -22,13 +22,14 @@ import copy
 from typing import Any
 
 from policyeditor.engine import jsonpatch, validating
+from policyeditor.engine.admission_prepare import prepare
 from policyeditor.engine.admission_result import EvaluationResult, PolicyOutcome, Step, worst
 from policyeditor.engine.matching import NamespaceSource
 from policyeditor.engine.mutating import evaluate_mutations, text_diff
 from policyeditor.engine.params import MISSING
-from policyeditor.engine.policy_common import EvalContext, name_of, spec_of
+from policyeditor.engine.policy_common import EvalContext
 from policyeditor.engine.request import AdmissionRequest
-from policyeditor.engine.versions import DEFAULT_VERSION, normalize_version, served_api_versions
+from policyeditor.engine.versions import DEFAULT_VERSION, normalize_version
 
 __all__ = [
     "MISSING",
@@ -40,133 +41,12 @@ __all__ = [
     "forbidden_message",
 ]
 
-_POLICY_OF = {
-    "ValidatingAdmissionPolicyBinding": "ValidatingAdmissionPolicy",
-    "MutatingAdmissionPolicyBinding": "MutatingAdmissionPolicy",
-}
 _REASON_CODES = {
     "Forbidden": 403,
     "Unauthorized": 401,
     "RequestEntityTooLarge": 413,
     "Invalid": 422,
 }
-_ADMISSION_GROUP = "admissionregistration.k8s.io/"
-
-
-def _default_match_resources(criteria: Any) -> Any:
-    """A copy of criteria with the API server's defaults (the input is left alone)."""
-    if not isinstance(criteria, dict):
-        return criteria
-    criteria = dict(criteria)
-    criteria.setdefault("matchPolicy", "Equivalent")
-    criteria.setdefault("namespaceSelector", {})
-    criteria.setdefault("objectSelector", {})
-    for key in ("resourceRules", "excludeResourceRules"):
-        rules = criteria.get(key)
-        if isinstance(rules, list):
-            criteria[key] = [
-                {**rule, "scope": rule.get("scope", "*")} if isinstance(rule, dict) else rule
-                for rule in rules
-            ]
-    return criteria
-
-
-def _defaulted(doc: dict) -> dict:
-    """The API server's defaulting of the four kinds (KUBERNETES.md 7), on a copy."""
-    # Only the defaulted paths are copied (the rest is shared, never written to): a deep copy
-    # of every policy on every evaluation was a large part of the engine's own time.
-    doc = dict(doc)
-    spec = doc.get("spec")
-    if not isinstance(spec, dict):
-        return doc
-    spec = doc["spec"] = dict(spec)
-    kind = doc.get("kind")
-    if kind in ("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy"):
-        spec.setdefault("failurePolicy", "Fail")
-        if "matchConstraints" in spec:
-            spec["matchConstraints"] = _default_match_resources(spec["matchConstraints"])
-    else:
-        if "matchResources" in spec:
-            spec["matchResources"] = _default_match_resources(spec["matchResources"])
-        ref = spec.get("paramRef")
-        if str(doc.get("apiVersion", "")).endswith("/v1alpha1") and isinstance(ref, dict):
-            spec["paramRef"] = {
-                **ref,
-                "parameterNotFoundAction": ref.get("parameterNotFoundAction", "Deny"),
-            }
-    return doc
-
-
-def _classify(
-    documents: list[dict], version: str
-) -> tuple[dict[str, list[dict]], list[dict], list[dict]]:
-    """Policies and bindings by kind (defaulted), other objects, and unserved policy documents."""
-    kinds: dict[str, list[dict]] = {k: [] for k in (*_POLICY_OF, *_POLICY_OF.values())}
-    others: list[dict] = []
-    unserved: list[dict] = []
-    for doc in documents:
-        if not isinstance(doc, dict):
-            continue
-        kind = doc.get("kind")
-        api_version = str(doc.get("apiVersion", ""))
-        if kind in kinds and api_version.startswith(_ADMISSION_GROUP):
-            if api_version.split("/", 1)[1] not in served_api_versions(str(kind), version):
-                unserved.append(doc)
-                continue
-            kinds[kind].append(_defaulted(doc))
-        else:
-            others.append(doc)
-    return kinds, others, unserved
-
-
-def _unserved_notes(
-    unserved: list[dict], version: str, policy: str | None, binding: str | None
-) -> list[str]:
-    """Notes for the unserved documents the policy/binding filters would have selected."""
-    notes = []
-    for doc in unserved:
-        name = name_of(doc)
-        target = (
-            str(spec_of(doc).get("policyName") or "") if doc.get("kind") in _POLICY_OF else name
-        )
-        if policy is not None and target != policy:
-            continue
-        if binding is not None and doc.get("kind") in _POLICY_OF and name != binding:
-            continue
-        served = served_api_versions(str(doc.get("kind")), version)
-        notes.append(
-            f"{doc.get('kind')} {name!r}: {doc.get('apiVersion')} is not served by Kubernetes "
-            f"{version} (served: {', '.join(served) if served else 'none'}); it is not evaluated"
-        )
-    return notes
-
-
-def _pairs(
-    policies: list[dict], bindings: list[dict], policy: str | None, binding: str | None
-) -> tuple[list[tuple[dict, list[dict | None]]], list[str]]:
-    """(policy, its bindings) to evaluate, honouring the policy/binding filters; notes on misses."""
-    notes: list[str] = []
-    selected_bindings = [b for b in bindings if binding is None or name_of(b) == binding]
-    wanted_policy = policy
-    if binding is not None and selected_bindings and wanted_policy is None:
-        wanted_policy = str(spec_of(selected_bindings[0]).get("policyName") or "")
-    names = {name_of(p) for p in policies}
-    for b in selected_bindings:
-        target = str(spec_of(b).get("policyName") or "")
-        if target not in names:
-            # The API server silently ignores a binding whose policy does not exist.
-            notes.append(f"binding {name_of(b)!r} names policy {target!r}, which is not given")
-    pairs: list[tuple[dict, list[dict | None]]] = []
-    for p in policies:
-        name = name_of(p)
-        if wanted_policy is not None and name != wanted_policy:
-            continue
-        mine = [b for b in selected_bindings if spec_of(b).get("policyName") == name]
-        if binding is not None and not mine:
-            continue
-        all_mine = [b for b in bindings if spec_of(b).get("policyName") == name]
-        pairs.append((p, list(mine) if all_mine else []))
-    return pairs, notes
 
 
 def _namespace_for_cel(
@@ -300,9 +180,8 @@ def _evaluate(
     binding: str | None,
     check_match: bool,
 ) -> EvaluationResult:
-    kinds, others, unserved = _classify(documents, version)
-    version_notes = _unserved_notes(unserved, version, policy, binding)
-    cluster = others + [r for r in resources if isinstance(r, dict)]
+    prepared = prepare(documents, version, policy, binding)
+    cluster = [*prepared.others, *(r for r in resources if isinstance(r, dict))]
     cel_namespace, source, ns_error = _namespace_for_cel(request, namespace_object, cluster)
     ctx = EvalContext(
         request=request,
@@ -314,27 +193,10 @@ def _evaluate(
         params=params,
         check_match=check_match,
         namespace_error=ns_error,
+        plans=prepared.plans,
     )
-    map_pairs, map_notes = _pairs(
-        kinds["MutatingAdmissionPolicy"], kinds["MutatingAdmissionPolicyBinding"], policy, binding
-    )
-    vap_pairs, vap_notes = _pairs(
-        kinds["ValidatingAdmissionPolicy"],
-        kinds["ValidatingAdmissionPolicyBinding"],
-        policy,
-        binding,
-    )
-    notes = version_notes + map_notes + vap_notes
-    all_policies = kinds["MutatingAdmissionPolicy"] + kinds["ValidatingAdmissionPolicy"]
-    all_bindings = (
-        kinds["MutatingAdmissionPolicyBinding"] + kinds["ValidatingAdmissionPolicyBinding"]
-    )
-    if policy is not None and all(name_of(p) != policy for p in all_policies):
-        notes.append(f"policy {policy!r} not found")
-    if binding is not None and all(name_of(b) != binding for b in all_bindings):
-        notes.append(f"binding {binding!r} not found")
-    if not all_policies:
-        notes.append("no ValidatingAdmissionPolicy or MutatingAdmissionPolicy to evaluate")
+    map_pairs, vap_pairs = prepared.map_pairs, prepared.vap_pairs
+    notes = list(prepared.notes)
     outcomes: list[PolicyOutcome] = []
 
     final_object = request.object

@@ -298,13 +298,13 @@ def match_resources(
     if not obj_ok and not obj_err:
         return MatchResult(False, reason=obj_why)
     match_policy = criteria.get("matchPolicy")
-    excluded = match_rules(
-        _items(criteria, "excludeResourceRules"), match_policy, request, k8s_version
-    )
-    if excluded.error:
-        return MatchResult(False, reason=excluded.reason, error=excluded.error)
-    if excluded.matched:
-        return MatchResult(False, reason="excluded by excludeResourceRules")
+    exclude = _items(criteria, "excludeResourceRules")
+    if exclude:  # an empty list excludes nothing: no result to build
+        excluded = match_rules(exclude, match_policy, request, k8s_version)
+        if excluded.error:
+            return MatchResult(False, reason=excluded.reason, error=excluded.error)
+        if excluded.matched:
+            return MatchResult(False, reason="excluded by excludeResourceRules")
     rules = _items(criteria, "resourceRules")
     if not rules:
         result = MatchResult(True, kind=dict(request.kind), resource=dict(request.resource))

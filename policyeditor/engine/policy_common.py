@@ -28,6 +28,8 @@ class EvalContext:
     # Set when the request's namespace cannot be found: the dispatcher's GET fails the whole
     # request with NotFound as soon as a (policy, binding) matches, whatever the failurePolicy.
     namespace_error: str = ""
+    # Per-policy plans (validating_plan.plan_for), shared by the requests of one document set.
+    plans: dict = field(default_factory=dict)
 
 
 def namespace_not_found(outcome: PolicyOutcome, message: str) -> None:
@@ -61,6 +63,22 @@ def aggregate(errors: list[str]) -> str:
     return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
 
 
+def compile_match_conditions(
+    conditions: list, version: str, *, has_params: bool, mutating: bool
+) -> tuple[tuple[str, str, acel.Compiled], ...]:
+    """(name, expression, compiled) of each matchCondition (a malformed entry counts as {})."""
+    compiled = []
+    for condition in conditions:
+        condition = condition if isinstance(condition, dict) else {}
+        name = str(condition.get("name") or "")
+        expression = str(condition.get("expression") or "")
+        program = acel.compile_one(
+            expression.strip(), "matchCondition", version, has_params=has_params, mutating=mutating
+        )
+        compiled.append((name, expression, program))
+    return tuple(compiled)
+
+
 def run_match_conditions(
     conditions: list[dict],
     bindings: acel.Bindings,
@@ -70,25 +88,25 @@ def run_match_conditions(
     mutating: bool,
     failure_policy: str,
     steps: list[Step],
+    compiled: tuple[tuple[str, str, acel.Compiled], ...] | None = None,
 ) -> tuple[str, str]:
     """Evaluate matchConditions (KUBERNETES.md 10.3): ("match"|"skip"|"error", why/error text)."""
-    if not conditions:
+    # compiled: compile_match_conditions(conditions, ...) when the caller has it already.
+    if compiled is None:
+        compiled = compile_match_conditions(
+            conditions, version, has_params=has_params, mutating=mutating
+        )
+    if not compiled:
         return "match", ""
     # Match conditions see no variables, and namespaceObject as null: the CEL layer binds null
     # for match-condition programs that read it, so the others share the validations' activation.
     evaluator = acel.Evaluator(bindings, None, acel.MATCH_CONDITION_BUDGET)
     errors: list[str] = []
     false_name = ""
-    for index, condition in enumerate(conditions):
-        condition = condition if isinstance(condition, dict) else {}
-        name = str(condition.get("name") or "")
-        expression = str(condition.get("expression") or "")
+    for index, (name, expression, program) in enumerate(compiled):
         step = Step(kind="matchCondition", index=index, name=name, expression=expression)
         steps.append(step)
-        compiled = acel.compile_one(
-            expression.strip(), "matchCondition", version, has_params=has_params, mutating=mutating
-        )
-        ok, value, cost = evaluator.run(compiled)
+        ok, value, cost = evaluator.run(program)
         step.cost = cost
         if not ok:
             if value == acel.BUDGET_MESSAGE:
@@ -116,11 +134,13 @@ def run_match_conditions(
 
 
 def record_variables(outcome: PolicyOutcome, variables: acel.VariableSet, evaluators: list) -> None:
-    """Show each variable once: its value from the first pass that computed it."""
+    """Show each variable once: its value from the first pass that computed it; ends the passes."""
     seen: dict[str, tuple[bool, Any]] = {}
     for evaluator in evaluators:
-        for name, result in evaluator.variable_values().items():
-            seen.setdefault(name, result)
+        if len(seen) < len(variables.names):  # else later passes' values would not be shown
+            for name, result in evaluator.variable_values().items():
+                seen.setdefault(name, result)
+        evaluator.release()  # the last thing a pass is asked for
     for index, name in enumerate(variables.names):
         step = Step(
             kind="variable", index=index, name=name, expression=variables.expressions.get(name, "")

@@ -258,14 +258,18 @@ class AdmissionRequest:
         return data
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _copied(value: Any) -> Any:
     """A deep copy of JSON-shaped data (much cheaper than copy.deepcopy, which it falls back to)."""
     kind = type(value)
+    # Scalar members are taken as they are, without a call per member.
     if kind is dict:
-        return {k: _copied(v) for k, v in value.items()}
+        return {k: v if type(v) in _SCALARS else _copied(v) for k, v in value.items()}
     if kind is list:
-        return [_copied(v) for v in value]
-    if value is None or kind in (str, int, float, bool):
+        return [v if type(v) in _SCALARS else _copied(v) for v in value]
+    if kind in _SCALARS:
         return value
     return copy.deepcopy(value)
 

@@ -34,6 +34,7 @@ from policyeditor.engine.validating_actions import (
     deny_text,
     truncate,
 )
+from policyeditor.engine.validating_plan import ValidationPlan, make_plan, plan_for
 
 # Part of this module's interface (admission.py and the CLI read them from here).
 __all__ = [
@@ -89,38 +90,18 @@ def validate(
     bindings: acel.Bindings,
     version: str,
     outcome: PolicyOutcome,
+    plan: ValidationPlan | None = None,
 ) -> tuple[list[Decision], list[tuple[str, str, str]]]:
     """Validator.Validate after match conditions: decisions and audit annotation results."""
     # Audit annotation results are (key, action publish|exclude|error, value or error text).
-    spec = spec_of(policy)
+    # Only decisions that can change the answer are returned: an admit decision has no effect.
+    if plan is None:
+        plan = make_plan(policy, version)
     failure_policy = outcome.failure_policy
-    has_params = isinstance(spec.get("paramKind"), dict)
-    variables = acel.compile_variables(
-        [v for v in as_list(spec.get("variables")) if isinstance(v, dict)],
-        version,
-        has_params=has_params,
-        mutating=False,
-    )
-    names = variables.names
-    types = variables.types
-    validations = [v if isinstance(v, dict) else {} for v in as_list(spec.get("validations"))]
-
-    def compiled(expression: str, context: str) -> acel.Compiled:
-        return acel.compile_one(
-            expression,
-            context,
-            version,
-            has_params=has_params,
-            variables=names,
-            variable_types=types,
-        )
-
-    texts = tuple(
-        (str(v.get("expression") or ""), str(v.get("messageExpression") or "")) for v in validations
-    )
-    programs = acel.compile_validations(
-        texts, version, has_params=has_params, variables=names, variable_types=types
-    )
+    variables = plan.variables
+    validations = plan.validations
+    texts = plan.texts
+    programs = plan.programs
 
     # Pass 1: every validation against one activation and the 10M budget.
     first = acel.Evaluator(bindings, variables, acel.RUNTIME_BUDGET)
@@ -187,24 +168,20 @@ def validate(
                 reason,
             )
         else:
-            decision = Decision("admit", "admit", index=index)
             step.status, step.value = "pass", True
+            continue
         decisions.append(decision)
 
     # Pass 3: audit annotations, fresh budget; compiled with authorizer but run without it.
-    annotations = as_list(spec.get("auditAnnotations"))
-    if not annotations:
+    if not plan.annotations:
         record_variables(outcome, variables, [first, second])
         return decisions, []
     third = acel.Evaluator(bindings, variables, acel.RUNTIME_BUDGET, with_authorizer=False)
     audits: list[tuple[str, str, str]] = []
-    for index, annotation in enumerate(annotations):
-        annotation = annotation if isinstance(annotation, dict) else {}
-        key = str(annotation.get("key") or "")
-        expression = str(annotation.get("valueExpression") or "")
+    for index, (key, expression, compiled) in enumerate(plan.annotations):
         step = Step(kind="auditAnnotation", index=index, name=key, expression=expression)
         outcome.audit_annotations.append(step)
-        ok, value, cost = third.run(compiled(expression.strip(), "auditAnnotation"))
+        ok, value, cost = third.run(compiled)
         step.cost = cost
         if not ok:
             if value == acel.BUDGET_MESSAGE:
@@ -323,7 +300,7 @@ def _evaluate_binding(
         outcome.result = "skip"
         outcome.reason = selection.note
         return [outcome]
-    has_params = isinstance(spec.get("paramKind"), dict)
+    plan = plan_for(policy, ctx.version, ctx.plans)
     outcomes = []
     for param in selection.params:
         outcome = fresh(param)
@@ -335,10 +312,11 @@ def _evaluate_binding(
             as_list(spec.get("matchConditions")),
             bindings,
             ctx.version,
-            has_params=has_params,
+            has_params=plan.has_params,
             mutating=False,
             failure_policy=base.failure_policy,
             steps=outcome.match_conditions,
+            compiled=plan.match_conditions,
         )
         if state == "skip":
             outcome.result = "skip"
@@ -347,6 +325,6 @@ def _evaluate_binding(
         if state == "error":
             apply_actions(outcome, [Decision(_action_for(base.failure_policy), "error", why)], [])
             continue
-        decisions, audits = validate(policy, bindings, ctx.version, outcome)
+        decisions, audits = validate(policy, bindings, ctx.version, outcome, plan)
         apply_actions(outcome, decisions, audits)
     return outcomes
