@@ -22,6 +22,7 @@ from typing import Any
 
 from . import ast_pb
 from .ast_walk import walk
+from .runtime_bind import bind, ident
 from .runtime_functions import ADD_COST_FN, ADD_FN
 
 # cel-go's overloads of `_+_` that are charged by size.
@@ -60,47 +61,22 @@ def _rewrite(out: Any, node: Any, next_id: int) -> int:
     out.reference_map[next_id].CopyFrom(out.reference_map[node.id])
     next_id += 1
     accu = f"@concat{node.id}"
-    node_id = node.id
-    node.Clear()
-    node.id = node_id
-    del out.reference_map[node_id]  # a comprehension has no reference
-    comp = node.comprehension_expr
-    comp.iter_var = "#unused"
-    comp.accu_var = accu
-    comp.iter_range.id = next_id
-    comp.iter_range.list_expr.SetInParent()
-    out.type_map[next_id].list_type.elem_type.dyn.SetInParent()
-    comp.accu_init.CopyFrom(add)
-    comp.loop_condition.id = next_id + 1
-    comp.loop_condition.const_expr.bool_value = False
-    out.type_map[next_id + 1].primitive = _BOOL
-    next_id = _ident(out, comp.loop_step, accu, result_type, next_id + 2)
     # result: (__k8s_add_cost(size(@concatN)) || __k8s_add_cost(-1)) ? @concatN : @concatN
-    result = comp.result
-    result.id = next_id
-    result.call_expr.function = "_?_:_"
-    out.type_map[next_id].CopyFrom(result_type)
-    out.reference_map[next_id].overload_id.append("conditional")
-    either = result.call_expr.args.add()
-    either.id = next_id + 1
-    either.call_expr.function = "_||_"
-    out.type_map[next_id + 1].primitive = _BOOL
-    out.reference_map[next_id + 1].overload_id.append("logical_or")
-    next_id += 2
+    result, either, next_id = bind(out, node, add, accu, result_type, result_type, next_id)
     charge = _charge(out, either.call_expr.args.add(), next_id)
     size = charge.call_expr.args.add()
     size.id = next_id + 1
     size.call_expr.function = "size"
     out.type_map[next_id + 1].primitive = _INT64
     out.reference_map[next_id + 1].overload_id.append(_SIZE_OVERLOAD[overload])
-    next_id = _ident(out, size.call_expr.args.add(), accu, result_type, next_id + 2)
+    next_id = ident(out, size.call_expr.args.add(), accu, result_type, next_id + 2)
     failed = _charge(out, either.call_expr.args.add(), next_id)
     unsized = failed.call_expr.args.add()
     unsized.id = next_id + 1
     unsized.const_expr.int64_value = -1
     out.type_map[next_id + 1].primitive = _INT64
-    next_id = _ident(out, result.call_expr.args.add(), accu, result_type, next_id + 2)
-    return _ident(out, result.call_expr.args.add(), accu, result_type, next_id)
+    next_id = ident(out, result.call_expr.args.add(), accu, result_type, next_id + 2)
+    return ident(out, result.call_expr.args.add(), accu, result_type, next_id)
 
 
 def _charge(out: Any, expr: Any, next_id: int) -> Any:
@@ -110,10 +86,3 @@ def _charge(out: Any, expr: Any, next_id: int) -> Any:
     out.type_map[next_id].primitive = _BOOL
     out.reference_map[next_id].overload_id.append(f"{ADD_COST_FN}_int")
     return expr
-
-
-def _ident(out: Any, expr: Any, name: str, type_: Any, next_id: int) -> int:
-    expr.id = next_id
-    expr.ident_expr.name = name
-    out.type_map[next_id].CopyFrom(type_)
-    return next_id + 1

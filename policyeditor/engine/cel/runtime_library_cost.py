@@ -28,6 +28,7 @@ from typing import Any
 
 from . import ast_pb
 from .ast_walk import walk
+from .runtime_bind import bind, ident
 from .runtime_functions import SIZED_COST_FN, TRAVERSAL_COST_FN
 
 TENTH, FIFTH = 1, 2  # rules of __k8s_sized_cost: size * 0.1, size * 2 * 0.1
@@ -128,33 +129,8 @@ def _rewrite(out: Any, node: Any, kind: str, rule: int, next_id: int) -> int:
         init.CopyFrom(call.call_expr.target)
         bound_type = ast_pb.Type()
         bound_type.CopyFrom(out.type_map[init.id])
-        next_id = _ident(out, call.call_expr.target, accu, bound_type, next_id)
-    node_id = node.id
-    node.Clear()
-    node.id = node_id
-    del out.reference_map[node_id]  # a comprehension has no reference
-    comp = node.comprehension_expr
-    comp.iter_var = "#unused"
-    comp.accu_var = accu
-    comp.iter_range.id = next_id
-    comp.iter_range.list_expr.SetInParent()
-    out.type_map[next_id].list_type.elem_type.dyn.SetInParent()
-    comp.accu_init.CopyFrom(init)
-    comp.loop_condition.id = next_id + 1
-    comp.loop_condition.const_expr.bool_value = False
-    out.type_map[next_id + 1].primitive = _BOOL
-    next_id = _ident(out, comp.loop_step, accu, bound_type, next_id + 2)
-    result = comp.result
-    result.id = next_id
-    result.call_expr.function = "_?_:_"
-    out.type_map[next_id].CopyFrom(result_type)
-    out.reference_map[next_id].overload_id.append("conditional")
-    either = result.call_expr.args.add()
-    either.id = next_id + 1
-    either.call_expr.function = "_||_"
-    out.type_map[next_id + 1].primitive = _BOOL
-    out.reference_map[next_id + 1].overload_id.append("logical_or")
-    next_id += 2
+        next_id = ident(out, call.call_expr.target, accu, bound_type, next_id)
+    result, either, next_id = bind(out, node, init, accu, bound_type, result_type, next_id)
     charge = either.call_expr.args.add()
     charge.id = next_id
     out.type_map[next_id].primitive = _BOOL
@@ -162,7 +138,7 @@ def _rewrite(out: Any, node: Any, kind: str, rule: int, next_id: int) -> int:
     if kind == "traversal":
         charge.call_expr.function = TRAVERSAL_COST_FN
         out.reference_map[charge.id].overload_id.append(f"{TRAVERSAL_COST_FN}_dyn")
-        next_id = _ident(out, charge.call_expr.args.add(), accu, bound_type, next_id)
+        next_id = ident(out, charge.call_expr.args.add(), accu, bound_type, next_id)
     else:
         charge.call_expr.function = SIZED_COST_FN
         out.reference_map[charge.id].overload_id.append(f"{SIZED_COST_FN}_int_int")
@@ -174,7 +150,7 @@ def _rewrite(out: Any, node: Any, kind: str, rule: int, next_id: int) -> int:
         size.id = next_id + 1
         size.call_expr.function = "size"
         out.type_map[next_id + 1].primitive = _INT64
-        next_id = _ident(out, size.call_expr.args.add(), accu, bound_type, next_id + 2)
+        next_id = ident(out, size.call_expr.args.add(), accu, bound_type, next_id + 2)
     # `|| true`: a failed receiver has no size, and its 1 was counted statically.
     otherwise = either.call_expr.args.add()
     otherwise.id = next_id
@@ -182,14 +158,7 @@ def _rewrite(out: Any, node: Any, kind: str, rule: int, next_id: int) -> int:
     out.type_map[next_id].primitive = _BOOL
     next_id += 1
     if kind == "result":
-        next_id = _ident(out, result.call_expr.args.add(), accu, bound_type, next_id)
+        next_id = ident(out, result.call_expr.args.add(), accu, bound_type, next_id)
     else:
         result.call_expr.args.add().CopyFrom(call)
-    return _ident(out, result.call_expr.args.add(), accu, bound_type, next_id)
-
-
-def _ident(out: Any, expr: Any, name: str, type_: Any, next_id: int) -> int:
-    expr.id = next_id
-    expr.ident_expr.name = name
-    out.type_map[next_id].CopyFrom(type_)
-    return next_id + 1
+    return ident(out, result.call_expr.args.add(), accu, bound_type, next_id)
