@@ -24,3 +24,19 @@ def map_draft(alice):
 def htmx_headers():
     """The headers htmx sends with every request."""
     return {"HX-Request": "true"}
+
+
+@pytest.fixture
+def bob_viewer(bob, replica_draft):
+    """bob, a viewer in the team that owns alice's replica-limit draft (needs the review app)."""
+    from policyeditor.editor import access
+
+    if access._review_permissions() is None:
+        pytest.skip("team roles come from the review app")
+    from policyeditor.review.models import DraftWorkflow, Membership, Team
+
+    team = Team.objects.create(name="platform")
+    Membership.objects.create(team=team, user=replica_draft.owner, role="admin")
+    Membership.objects.create(team=team, user=bob, role="viewer")
+    DraftWorkflow.objects.create(draft=replica_draft, team=team)
+    return bob

@@ -254,18 +254,8 @@ def test_the_export_menu_shows_a_curl_line_with_the_token_authenticated_raw_url(
     assert f"/api/v1/drafts/{replica_draft.pk}/export.yaml | kubectl apply -f -" in html
 
 
-def test_a_read_only_viewer_sees_the_draft_but_cannot_save(client, bob, replica_draft):
-    from policyeditor.editor import access
-
-    if access._review_permissions() is None:
-        pytest.skip("team roles come from the review app")
-    from policyeditor.review.models import DraftWorkflow, Membership, Team
-
-    team = Team.objects.create(name="platform")
-    Membership.objects.create(team=team, user=replica_draft.owner, role="admin")
-    Membership.objects.create(team=team, user=bob, role="viewer")
-    DraftWorkflow.objects.create(draft=replica_draft, team=team)
-    client.force_login(bob)
+def test_a_read_only_viewer_sees_the_draft_but_cannot_save(client, bob_viewer, replica_draft):
+    client.force_login(bob_viewer)
     page = client.get(replica_draft.get_absolute_url())
     assert page.status_code == 200
     assert b"your role does not let you save it" in page.content
