@@ -10,7 +10,7 @@ modelled (the scheme defaulters of every built-in kind are out of scope).
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from policyeditor.engine import admission_cel as acel
@@ -155,15 +155,9 @@ def run_invocation(
                 expression,
                 error=f"must evaluate to {expected} but got {compiled.output_type}",
             )
-        # Each mutation gets a fresh activation (variables re-evaluated) and a 10M budget.
-        activation = acel.Bindings(
-            object=current,
-            old_object=base.old_object,
-            request=base.request,
-            params=base.params,
-            namespace_object=base.namespace_object,
-            authorizer=base.authorizer,
-        )
+        # Each mutation gets a fresh activation (variables re-evaluated, the new object
+        # converted anew) and a 10M budget.
+        activation = replace(base, object=current, engine_cache={})
         evaluator = acel.Evaluator(activation, variables, acel.RUNTIME_BUDGET)
         evaluators.append(evaluator)
         ok, value, cost = evaluator.run(compiled)
