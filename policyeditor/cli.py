@@ -90,6 +90,15 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument(
         "-run", "--run", dest="run", metavar="REGEX", help="run only cases whose suite/name matches"
     )
+    test.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="run suites in N worker processes; auto (the default) starts one per CPU when the "
+        "suites hold 256 KiB or more, else runs them in this process",
+    )
     _version_option(test, help_text="Kubernetes version for suites that do not name one")
     _output_option(test, ("text", "json"))
 
@@ -107,6 +116,19 @@ def _version_option(
     parser: argparse.ArgumentParser, help_text: str = "target Kubernetes version (default: newest)"
 ) -> None:
     parser.add_argument("--k8s-version", metavar="V", help=help_text)
+
+
+def _jobs(text: str) -> int | None:
+    """`-j`: a number of worker processes (1 or more), or auto (None)."""
+    if text.strip().lower() == "auto":
+        return None
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or auto, got {text!r}") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {jobs}")
+    return jobs
 
 
 def _output_option(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
@@ -339,7 +361,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             re.compile(args.run)
         except re.error as error:
             raise InputError(f"-run: invalid regular expression {args.run!r}: {error}") from None
-    report = testing.run(args.paths, run_regex=args.run, version=version)
+    report = testing.run(args.paths, run_regex=args.run, version=version, jobs=args.jobs)
     if args.output == "json":
         dump(report.to_dict(), "json", out)
     else:

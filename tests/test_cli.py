@@ -350,6 +350,21 @@ def test_test_runs_every_passing_suite_and_the_external_kaptest_tree():
     assert all(line.startswith("PASS  ") for line in out.splitlines()[:-1])
 
 
+def test_test_with_worker_processes_prints_what_one_process_prints():
+    paths = (str(SUITES / "passing"), str(SUITES / "failing"), str(external_path("kaptest")))
+    alone = run("test", *paths, "-j", "1")
+    assert alone[0] == 1 and alone[1].splitlines()[-1].endswith("failed")
+    assert run("test", *paths, "-j", "2") == alone
+    assert run("test", *paths, "--jobs", "auto") == alone
+
+
+@pytest.mark.parametrize("jobs", ["0", "-1", "two"])
+def test_test_refuses_a_jobs_value_that_is_not_a_count(jobs):
+    status, out, err = run("test", str(SUITES / "passing"), "-j", jobs)
+    assert status == 2 and out == ""
+    assert "argument -j/--jobs: expected" in err
+
+
 def test_test_run_filter_and_json_output():
     status, out, _ = run("test", str(SUITES / "passing"), "-run", r"pod-exec\.", "-o", "json")
     report = json.loads(out)

@@ -8,7 +8,7 @@ kaptest manifest (kaptest allows any file name). A malformed suite counts as one
 
 from __future__ import annotations
 
-import copy
+import functools
 import os
 import re
 from collections.abc import Iterable
@@ -16,19 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from policyeditor.engine.testing_check import check
+from policyeditor.engine.testing_case import run_case
 from policyeditor.engine.testing_files import (
-    BINDING_KINDS,
-    POLICY_KINDS,
     display,
     load_documents,
-    name_of,
 )
 from policyeditor.engine.testing_kaptest import is_kaptest_name, load_kaptest, looks_like_kaptest
 from policyeditor.engine.testing_kat import TESTS_DIR, is_kat_dir, is_policy_file, load_kat
 from policyeditor.engine.testing_model import (
-    LAYOUT_KAPTEST,
-    UNSET,
     CaseResult,
     Expectation,
     SuiteError,
@@ -45,10 +40,14 @@ __all__ = [
     "Expectation",
     "Report",
     "SuiteError",
+    "SuiteUnit",
     "TestCase",
     "discover",
+    "load_unit",
     "run",
     "run_case",
+    "run_unit",
+    "suite_plan",
 ]
 
 _SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
@@ -104,45 +103,72 @@ class Report:
 
 
 def run(
-    paths: Iterable[str | os.PathLike], *, run_regex: str | None = None, version: str | None = None
+    paths: Iterable[str | os.PathLike],
+    *,
+    run_regex: str | None = None,
+    version: str | None = None,
+    jobs: int | None = 1,
 ) -> Report:
-    """Discover and run every suite under `paths`; `run_regex` keeps cases whose `suite/name` matches it."""
+    """Discover and run every suite under `paths`; `run_regex` keeps cases whose `suite/name` matches it.
+
+    jobs > 1 runs suites in up to that many worker processes (testing_pool), None as many as
+    there are CPUs when the suites are big enough to gain from it; the report is the same, in
+    the same order. Callers inside a threaded server keep the default: one process, no fork.
+    """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]  # one path given on its own, not a string to iterate
     report = Report()
-    pattern = None
     if run_regex:
         try:
-            pattern = re.compile(run_regex)
+            re.compile(run_regex)
         except re.error as error:
             report.errors.append(
                 SuiteError("-run", f"invalid regular expression {run_regex!r}: {error}")
             )
             return report
-    cases, errors = discover(paths, version=version)
-    report.errors.extend(errors)
-    for case in cases:
-        if pattern is not None and not pattern.search(case.full_name):
+    plan = suite_plan(paths)
+    units = [item for item in plan if isinstance(item, SuiteUnit)]
+    if jobs is None and len(units) > 1:
+        from policyeditor.engine.testing_pool import auto_jobs
+
+        jobs = auto_jobs(units)
+    if jobs is not None and jobs > 1 and len(units) > 1:
+        from policyeditor.engine.testing_pool import run_units
+
+        outcomes = iter(run_units(units, jobs, run_regex=run_regex, version=version))
+    else:
+        outcomes = (run_unit(unit, run_regex=run_regex, version=version) for unit in units)
+    for item in plan:
+        if isinstance(item, SuiteError):
+            report.errors.append(item)
             continue
-        report.results.append(run_case(case))
+        results, errors = next(outcomes)
+        report.errors.extend(errors)
+        report.results.extend(results)
     return report
 
 
-def discover(
-    paths: Iterable[str | os.PathLike], *, version: str | None = None
-) -> tuple[list[TestCase], list[SuiteError]]:
-    """Load every suite under `paths` (each loaded once) into cases; malformed suites become errors."""
-    cases: list[TestCase] = []
-    errors: list[SuiteError] = []
+@dataclass(frozen=True)
+class SuiteUnit:
+    """One suite to load: its loader, its path, and the one kat case asked for (else None)."""
+
+    loader: Any
+    path: Path
+    only: str | None = None
+
+
+def suite_plan(paths: Iterable[str | os.PathLike]) -> list[SuiteUnit | SuiteError]:
+    """The suites under `paths` (each once) and the paths' errors, in the order they are met."""
+    plan: list[SuiteUnit | SuiteError] = []
     seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if not path.exists():
-            errors.append(SuiteError(display(path), "no such file or directory"))
+            plan.append(SuiteError(display(path), "no such file or directory"))
             continue
         found = list(_suites_under(path))
         if not found:
-            errors.append(
+            plan.append(
                 SuiteError(
                     display(path),
                     "no test suites found (*.policytest.yaml, kaptest.yaml, or a kat directory with tests/)",
@@ -153,19 +179,49 @@ def discover(
             if key in seen and only is None:
                 continue
             seen.add(key)
-            try:
-                loaded = loader(suite_path, default_version=version)
-            except SuiteError as error:
-                errors.append(error)
-                continue
-            except Exception as error:  # a loader bug must not hide the other suites
-                errors.append(
-                    SuiteError(
-                        display(suite_path), f"cannot load suite: {type(error).__name__}: {error}"
-                    )
-                )
-                continue
-            cases.extend(c for c in loaded if only is None or c.name == only)
+            plan.append(SuiteUnit(loader, suite_path, only))
+    return plan
+
+
+def load_unit(
+    unit: SuiteUnit, *, version: str | None = None
+) -> tuple[list[TestCase], list[SuiteError]]:
+    """A suite's cases, or the error that makes it malformed."""
+    try:
+        loaded = unit.loader(unit.path, default_version=version)
+    except SuiteError as error:
+        return [], [error]
+    except Exception as error:  # a loader bug must not hide the other suites
+        message = f"cannot load suite: {type(error).__name__}: {error}"
+        return [], [SuiteError(display(unit.path), message)]
+    return [c for c in loaded if unit.only is None or c.name == unit.only], []
+
+
+def run_unit(
+    unit: SuiteUnit, *, run_regex: str | None = None, version: str | None = None
+) -> tuple[list[CaseResult], list[SuiteError]]:
+    """Load one suite and run its cases (those `run_regex` matches, when given)."""
+    cases, errors = load_unit(unit, version=version)
+    pattern = re.compile(run_regex) if run_regex else None
+    results = [
+        run_case(case) for case in cases if pattern is None or pattern.search(case.full_name)
+    ]
+    return results, errors
+
+
+def discover(
+    paths: Iterable[str | os.PathLike], *, version: str | None = None
+) -> tuple[list[TestCase], list[SuiteError]]:
+    """Load every suite under `paths` (each loaded once) into cases; malformed suites become errors."""
+    cases: list[TestCase] = []
+    errors: list[SuiteError] = []
+    for item in suite_plan(paths):
+        if isinstance(item, SuiteError):
+            errors.append(item)
+            continue
+        loaded, load_errors = load_unit(item, version=version)
+        cases.extend(loaded)
+        errors.extend(load_errors)
     return cases, errors
 
 
@@ -216,12 +272,12 @@ def _file_suite(path: Path) -> tuple[Any, Path, str | None]:
 
 def _not_a_suite(message: str) -> Any:
     """A loader that refuses the file: Kubernetes objects given where a suite was expected."""
+    return functools.partial(_refuse, message=message)  # a partial pickles, for testing_pool
 
-    def refuse(path: Path, **_: Any) -> list[TestCase]:
-        hint = "(expected a PolicyTest, a kaptest manifest, or a kat directory with tests/)"
-        raise SuiteError(display(path), f"{message} {hint}")
 
-    return refuse
+def _refuse(path: Path, *, message: str, **_: Any) -> list[TestCase]:
+    hint = "(expected a PolicyTest, a kaptest manifest, or a kat directory with tests/)"
+    raise SuiteError(display(path), f"{message} {hint}")
 
 
 def _kat_base(path: Path) -> str | None:
@@ -231,151 +287,3 @@ def _kat_base(path: Path) -> str | None:
         if path.name.endswith(suffix):
             return path.name[: -len(suffix)]
     return None
-
-
-def run_case(case: TestCase) -> CaseResult:
-    """Evaluate one case and compare; never raises (an engine failure is a failed case)."""
-    if case.error:
-        return CaseResult(case=case, passed=False, failures=[case.error])
-    try:
-        return _evaluate_case(case)
-    except Exception as error:
-        return CaseResult(
-            case=case,
-            passed=False,
-            failures=[f"evaluation failed: {type(error).__name__}: {error}"],
-        )
-
-
-def _evaluate_case(case: TestCase) -> CaseResult:
-    from policyeditor.engine import validation, versions
-    from policyeditor.engine.errors import InputError
-    from policyeditor.engine.testing_authorizer import MockAuthorizer, parse_entries
-
-    try:
-        version = versions.normalize_version(case.version)
-    except ValueError as error:
-        return CaseResult(case=case, passed=False, failures=[str(error)])
-    # kaptest checks manifests against the schema only, and its own examples rely on it (a
-    # messageExpression adding a string to an int variable): API-server validation is ours alone.
-    relevant = _relevant_documents(case)
-    problems = [] if case.cel_only else _validation_problems(relevant, version, validation)
-    if problems:
-        return CaseResult(
-            case=case, passed=False, failures=["the policies are not valid:", *problems]
-        )
-    from policyeditor.engine import admission
-
-    documents = _cel_only(case.documents, case.policy) if case.cel_only else case.documents
-    if case.layout == "policytest" and case.binding is None:
-        documents = [d for d in documents if d.get("kind") not in BINDING_KINDS]
-    try:
-        request = admission.AdmissionRequest.build(
-            object=case.object,
-            old_object=case.old_object,
-            operation=case.operation,
-            user_info=case.user_info,
-            overrides=case.request or None,
-            version=version,
-        )
-    except (InputError, ValueError) as error:
-        return CaseResult(
-            case=case, passed=False, failures=[f"cannot build the admission request: {error}"]
-        )
-    kwargs: dict[str, Any] = {"version": version, "resources": list(case.resources)}
-    if case.params is not UNSET:
-        kwargs["params"] = case.params
-    if case.namespace_object is not UNSET:
-        kwargs["namespace_object"] = case.namespace_object
-    # Without mocks every check gets NoOpinion, as for a user RBAC says nothing about; leaving
-    # `authorizer` unbound would make any check an evaluation error instead.
-    kwargs["authorizer"] = MockAuthorizer(parse_entries(case.authorizer or []))
-    if case.cel_only:
-        kwargs["check_match"] = False  # kaptest does not apply matchConstraints
-    outcome = admission.evaluate(
-        documents, request, policy=case.policy, binding=case.binding, **kwargs
-    )
-    failures = check(
-        case.expect, outcome, input_object=case.object, kaptest=case.layout == LAYOUT_KAPTEST
-    )
-    mock = kwargs["authorizer"]
-    if failures and case.authorizer is not None:
-        # a mock that does not match the check asked is the usual reason such a case fails
-        asked = [_describe_check(attributes) for attributes in mock.checks] or ["none"]
-        failures.append("authorization checks asked: " + "; ".join(asked))
-    return CaseResult(case=case, passed=not failures, failures=failures, outcome=_summary(outcome))
-
-
-def _summary(outcome: Any) -> dict[str, Any]:
-    """The response fields of EvaluationResult.to_dict(), the part of an outcome reports print."""
-    # The object, patch, diff and per-policy steps are left out: no report format shows them,
-    # converting them cost more than the evaluation's bookkeeping, and a run keeps every result.
-    return {
-        "result": outcome.result,
-        "allowed": outcome.allowed,
-        "statusCode": outcome.status_code,
-        "reason": outcome.reason,
-        "message": outcome.message,
-        "warnings": list(outcome.warnings),
-        "auditAnnotations": dict(outcome.audit_annotations),
-        "errors": list(outcome.errors),
-        "causes": list(outcome.causes),
-    }
-
-
-# (ids of the documents, version) -> (the documents, their problems); holding the documents keeps
-# their ids from being reused by other objects while the entry lives.
-_VALIDATION_CACHE: dict[tuple[tuple[int, ...], str], tuple[list[dict], list[str]]] = {}
-
-
-def _describe_check(attributes: dict) -> str:
-    keys = ("verb", "apiGroup", "resource", "subresource", "namespace", "name", "path")
-    return " ".join(f"{k}={attributes[k]!r}" for k in keys if attributes.get(k) not in (None, ""))
-
-
-def _relevant_documents(case: TestCase) -> list[dict]:
-    """The documents a case evaluates: its policy and the bindings it goes through (else all)."""
-    if case.policy is None:
-        return case.documents
-    bindings = []
-    for doc in case.documents:
-        spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
-        if doc.get("kind") not in BINDING_KINDS or spec.get("policyName") != case.policy:
-            continue
-        if case.binding is not None and name_of(doc) == case.binding:
-            bindings.append(doc)
-        elif case.binding is None and case.layout != "policytest":
-            bindings.append(doc)  # a policytest case without `binding` evaluates the policy alone
-    policies = [
-        d for d in case.documents if d.get("kind") in POLICY_KINDS and name_of(d) == case.policy
-    ]
-    return policies + bindings
-
-
-def _validation_problems(documents: list[dict], version: str, validation: Any) -> list[str]:
-    """API-server validation of the documents a case uses (once per set and version)."""
-    key = (tuple(id(d) for d in documents), version)
-    cached = _VALIDATION_CACHE.get(key)
-    if cached is None or any(a is not b for a, b in zip(cached[0], documents, strict=True)):
-        problems = []
-        for index, error in validation.validate_documents(documents, version=version):
-            doc = documents[index] if 0 <= index < len(documents) else {}
-            problems.append(f"{doc.get('kind', 'document')} {name_of(doc)!r}: {error}")
-        if len(_VALIDATION_CACHE) > 256:
-            _VALIDATION_CACHE.clear()
-        _VALIDATION_CACHE[key] = (list(documents), problems)
-    return _VALIDATION_CACHE[key][1]
-
-
-def _cel_only(documents: list[dict], policy: str | None) -> list[dict]:
-    """kaptest: the named policy alone, under failurePolicy Fail (kaptest reports errors as such)."""
-    result = []
-    for doc in documents:
-        if doc.get("kind") in POLICY_KINDS and (doc.get("metadata") or {}).get("name") == policy:
-            doc = copy.deepcopy(doc)
-            spec = doc.setdefault("spec", {})
-            spec["failurePolicy"] = "Fail"
-            result.append(doc)
-        elif doc.get("kind") not in POLICY_KINDS:
-            result.append(doc)
-    return result

@@ -40,6 +40,10 @@ class SuiteError(Exception):
         self.message = message
         super().__init__(f"{source}: {message}")
 
+    def __reduce__(self) -> tuple[type[SuiteError], tuple[str, str]]:
+        # Pickled by its two fields (a worker of testing_pool sends it back), not by its text.
+        return SuiteError, (self.source, self.message)
+
 
 @dataclass
 class Expectation:

@@ -1,0 +1,117 @@
+"""Suites run in worker processes (`policyeditor test -j N`): the same report, in the same order.
+
+Each worker loads a whole suite and runs its cases, so YAML loading, the larger part of a big
+suite's time after evaluation, is spread too; the results come back pickled, in the order of the
+suites, each case reduced to what reports print of it (name, suite, source, layout): its inputs
+(objects, policies) would cost the parent more to unpickle than a worker spends running it. A worker that dies (killed, out of memory, a crash in the CEL engine) takes no other
+suite with it: the suites it may have been running are run again one per process, and the one
+that kills its process again is reported as a failed suite.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Any
+
+from policyeditor.engine.testing_files import display
+from policyeditor.engine.testing_model import CaseResult, SuiteError, TestCase
+
+Outcome = tuple[list[CaseResult], list[SuiteError]]
+
+# Below this much suite text in all, starting workers costs more than it saves (about 20 ms a
+# worker against about 0.5 ms a case of 1 KB): `auto` then runs in the calling process.
+AUTO_MIN_BYTES = 256 * 1024
+
+WORKER_DIED = (
+    "the worker process running this suite stopped unexpectedly (killed, out of memory, or a "
+    "crash in the CEL engine); run it with -j 1 to see more"
+)
+
+
+def default_jobs() -> int:
+    """The CPUs this process may run on (its affinity, not the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - platforms without sched_getaffinity
+        return max(1, os.cpu_count() or 1)
+
+
+def auto_jobs(units: list[Any]) -> int:
+    """The workers `-j auto` starts for these suites: the CPUs, or 1 when the suites are small."""
+    if len(units) < 2 or _suite_bytes(units) < AUTO_MIN_BYTES:
+        return 1
+    return default_jobs()
+
+
+def run_units(
+    units: list[Any], jobs: int, *, run_regex: str | None, version: str | None
+) -> list[Outcome]:
+    """Each unit's (results, errors), in the units' order, run by up to `jobs` workers."""
+    kwargs = {"run_regex": run_regex, "version": version}
+    with ProcessPoolExecutor(max_workers=min(jobs, len(units)), mp_context=_context()) as pool:
+        futures = [pool.submit(_run_unit_reported, unit, **kwargs) for unit in units]
+        outcomes: list[Outcome | None] = []
+        for future in futures:
+            try:
+                outcomes.append(future.result())
+            except Exception:  # noqa: BLE001 - a broken pool, or a result that cannot cross
+                outcomes.append(None)
+    # The suites of a dead worker (a broken pool fails every suite not yet collected) run
+    # again one per process, so only the suite that kills its process again is lost.
+    return [
+        outcome if outcome is not None else _run_alone(unit, kwargs)
+        for unit, outcome in zip(units, outcomes, strict=True)
+    ]
+
+
+def _run_alone(unit: Any, kwargs: dict[str, Any]) -> Outcome:
+    """One suite in a process of its own; a failed suite if that process dies too."""
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=_context()) as pool:
+            return pool.submit(_run_unit_reported, unit, **kwargs).result()
+    except BrokenProcessPool:
+        return [], [SuiteError(display(unit.path), WORKER_DIED)]
+    except Exception:  # noqa: BLE001 - its result cannot be pickled: run it in this process
+        return _run_unit_reported(unit, **kwargs)
+
+
+def _run_unit_reported(unit: Any, **kwargs: Any) -> Outcome:
+    """run_unit, each result's case reduced to the fields reports print (run in the worker)."""
+    from policyeditor.engine.testing import run_unit
+
+    results, errors = run_unit(unit, **kwargs)
+    for result in results:
+        case = result.case
+        result.case = TestCase(
+            name=case.name, suite=case.suite, source=case.source, layout=case.layout
+        )
+    return results, errors
+
+
+def _context() -> Any:
+    """fork where it is safe and cheap (Linux: workers inherit the imported engine), else spawn."""
+    if sys.platform == "linux":
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def _suite_bytes(units: list[Any]) -> int:
+    """The size of the suites' files (a kat directory: every file under it)."""
+    total = 0
+    for unit in units:
+        path = Path(unit.path)
+        try:
+            if path.is_file():
+                total += path.stat().st_size
+            else:
+                total += sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        except OSError:
+            continue
+        if total >= AUTO_MIN_BYTES:
+            break
+    return total

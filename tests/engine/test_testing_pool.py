@@ -1,0 +1,101 @@
+"""Suites run in worker processes: the same report in the same order, a dead worker costs one suite."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from policyeditor.engine import testing_pool
+from policyeditor.engine.testing import SuiteUnit, run, suite_plan
+from policyeditor.engine.testing_files import display
+from policyeditor.engine.testing_model import SuiteError
+from tests.vectors import DATA, external_path
+
+SUITES = DATA / "suites"
+EVERY_SUITE = [SUITES / "passing", SUITES / "failing", external_path("kaptest"), Path("missing")]
+
+
+def _dying_loader(path: Path, **_: object) -> list:
+    """A loader that kills its process, as an engine crash or the OOM killer would."""
+    os._exit(3)
+
+
+def _units(paths: list[Path]) -> list[SuiteUnit]:
+    return [item for item in suite_plan(paths) if isinstance(item, SuiteUnit)]
+
+
+def test_workers_give_the_report_one_process_gives_in_the_same_order():
+    alone = run(EVERY_SUITE, jobs=1)
+    pooled = run(EVERY_SUITE, jobs=2)
+    assert len(alone.results) > 40 and alone.errors  # passing, failing and malformed suites
+    assert pooled.to_text() == alone.to_text()
+    assert pooled.to_dict() == alone.to_dict()
+
+
+def test_workers_apply_the_run_filter_as_one_process_does():
+    alone = run(EVERY_SUITE, jobs=1, run_regex=r"replica|pod-exec")
+    pooled = run(EVERY_SUITE, jobs=2, run_regex=r"replica|pod-exec")
+    assert 0 < len(alone.results) < len(run(EVERY_SUITE, jobs=1).results)
+    assert pooled.to_dict() == alone.to_dict()
+
+
+def test_a_case_from_a_worker_keeps_the_fields_reports_print():
+    pooled = run([SUITES / "passing"], jobs=2)
+    alone = run([SUITES / "passing"], jobs=1)
+    for mine, theirs in zip(pooled.results, alone.results, strict=True):
+        assert (mine.case.name, mine.case.suite, mine.case.source, mine.case.layout) == (
+            theirs.case.name,
+            theirs.case.suite,
+            theirs.case.source,
+            theirs.case.layout,
+        )
+        assert mine.outcome == theirs.outcome and mine.failures == theirs.failures
+
+
+def test_a_worker_that_dies_fails_its_suite_and_spares_the_others():
+    units = _units([SUITES / "passing"])
+    doomed = SuiteUnit(_dying_loader, SUITES / "failing" / "malformed.policytest.yaml")
+    outcomes = testing_pool.run_units(
+        [units[0], doomed, *units[1:]], 2, run_regex=None, version=None
+    )
+    assert len(outcomes) == len(units) + 1
+    results, errors = outcomes[1]
+    assert results == []
+    assert [(e.source, e.message) for e in errors] == [
+        (display(doomed.path), testing_pool.WORKER_DIED)
+    ]
+    spared = [outcome for index, outcome in enumerate(outcomes) if index != 1]
+    expected = [testing_pool._run_unit_reported(unit) for unit in units]
+    assert [[r.case.full_name for r in o[0]] for o in spared] == [
+        [r.case.full_name for r in o[0]] for o in expected
+    ]
+    assert all(all(r.passed for r in o[0]) for o in spared)
+
+
+def test_auto_runs_small_suites_in_this_process(monkeypatch):
+    monkeypatch.setattr(testing_pool, "default_jobs", lambda: 8)
+    assert testing_pool.auto_jobs(_units([SUITES / "passing"])) == 1
+
+
+def test_auto_starts_a_worker_per_cpu_for_big_suites(monkeypatch, tmp_path):
+    monkeypatch.setattr(testing_pool, "default_jobs", lambda: 8)
+    for index in range(2):
+        (tmp_path / f"s{index}.policytest.yaml").write_text(
+            "# padding\n" * (testing_pool.AUTO_MIN_BYTES // 10)
+        )
+    units = _units([tmp_path])
+    assert len(units) == 2
+    assert testing_pool.auto_jobs(units) == 8
+    assert testing_pool.auto_jobs(units[:1]) == 1  # one suite: nothing to share out
+
+
+def test_the_cpus_are_this_process_affinity():
+    assert testing_pool.default_jobs() == len(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_malformed_suite_is_reported_whatever_the_jobs(jobs):
+    report = run([SUITES / "failing", SUITES / "passing"], jobs=jobs)
+    assert any(isinstance(e, SuiteError) and "malformed" in e.source for e in report.errors)
