@@ -42,16 +42,21 @@ def per_call(fn: Callable[[], object], *, repeat: int, rounds: int = 5) -> float
 
 
 def interleaved(
-    subjects: dict[str, Callable[[], object]], *, repeat: int, rounds: int = 7
+    subjects: dict[str, Callable[[], object]], *, repeat: int | dict[str, int], rounds: int = 7
 ) -> dict[str, float]:
-    """Seconds per call for several subjects, measured in alternating rounds so drift hits all alike."""
+    """Seconds per call for several subjects, measured in alternating rounds so drift hits all alike.
+
+    repeat: calls per round, or per subject (a slow subject fewer, so that a fast one is not
+    timed over a handful of calls made with the caches the slow one just evicted).
+    """
+    counts = repeat if isinstance(repeat, dict) else dict.fromkeys(subjects, repeat)
     best = {name: float("inf") for name in subjects}
     for _ in range(rounds):
         for name, fn in subjects.items():
             start = time.perf_counter()
-            for _ in range(repeat):
+            for _ in range(counts[name]):
                 fn()
-            best[name] = min(best[name], (time.perf_counter() - start) / repeat)
+            best[name] = min(best[name], (time.perf_counter() - start) / counts[name])
     return best
 
 

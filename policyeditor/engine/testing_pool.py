@@ -53,7 +53,8 @@ def run_units(
 ) -> list[Outcome]:
     """Each unit's (results, errors), in the units' order, run by up to `jobs` workers."""
     kwargs = {"run_regex": run_regex, "version": version}
-    with ProcessPoolExecutor(max_workers=min(jobs, len(units)), mp_context=_context()) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(units)), mp_context=_context())
+    try:
         futures = [pool.submit(_run_unit_reported, unit, **kwargs) for unit in units]
         outcomes: list[Outcome | None] = []
         for future in futures:
@@ -61,6 +62,10 @@ def run_units(
                 outcomes.append(future.result())
             except Exception:  # noqa: BLE001 - a broken pool, or a result that cannot cross
                 outcomes.append(None)
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
     # The suites of a dead worker (a broken pool fails every suite not yet collected) run
     # again one per process, so only the suite that kills its process again is lost.
     return [
@@ -71,13 +76,27 @@ def run_units(
 
 def _run_alone(unit: Any, kwargs: dict[str, Any]) -> Outcome:
     """One suite in a process of its own; a failed suite if that process dies too."""
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=_context())
     try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=_context()) as pool:
-            return pool.submit(_run_unit_reported, unit, **kwargs).result()
+        return pool.submit(_run_unit_reported, unit, **kwargs).result()
     except BrokenProcessPool:
         return [], [SuiteError(display(unit.path), WORKER_DIED)]
     except Exception:  # noqa: BLE001 - its result cannot be pickled: run it in this process
         return _run_unit_reported(unit, **kwargs)
+    except BaseException:
+        _stop(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Ctrl-C: stop the workers now, not after the suites they run or that wait in the queue."""
+    # ProcessPoolExecutor has no public way to stop its workers before Python 3.14
+    # (terminate_workers), hence its private table of processes.
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _run_unit_reported(unit: Any, **kwargs: Any) -> Outcome:

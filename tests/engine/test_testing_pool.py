@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +24,12 @@ EVERY_SUITE = [SUITES / "passing", SUITES / "failing", external_path("kaptest"),
 def _dying_loader(path: Path, **_: object) -> list:
     """A loader that kills its process, as an engine crash or the OOM killer would."""
     os._exit(3)
+
+
+def _sleeping_loader(path: Path, **_: object) -> list:
+    """A loader that outlasts any test: only terminating its worker ends it early."""
+    time.sleep(60)
+    return []
 
 
 def _units(paths: list[Path]) -> list[SuiteUnit]:
@@ -72,6 +82,19 @@ def test_a_worker_that_dies_fails_its_suite_and_spares_the_others():
         [r.case.full_name for r in o[0]] for o in expected
     ]
     assert all(all(r.passed for r in o[0]) for o in spared)
+
+
+def test_ctrl_c_stops_the_workers_instead_of_waiting_for_their_suites():
+    units = [SuiteUnit(_sleeping_loader, SUITES / "passing"), *_units([SUITES / "passing"])]
+    # Ctrl-C, as the parent gets it: a real SIGINT wakes its wait for results.
+    main = threading.main_thread().ident
+    threading.Timer(0.5, signal.pthread_kill, (main, signal.SIGINT)).start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        testing_pool.run_units(units, 2, run_regex=None, version=None)
+    # Waiting for the sleeping suite would take a minute; terminated, its worker goes at once.
+    assert time.monotonic() - start < 30
+    assert multiprocessing.active_children() == []
 
 
 def test_auto_runs_small_suites_in_this_process(monkeypatch):
