@@ -25,14 +25,20 @@ from fixtures import (
 from policyeditor.engine.admission import AdmissionRequest, evaluate
 
 
-def bare_cel_expr_python():
-    """A callable evaluating every expression once with cel-expr-python, pre-compiled, as dyn."""
+def _compiled() -> tuple:
+    """A cel-expr-python environment (every name dyn) and the fixture's expressions compiled in it."""
     env = cel.NewEnv(
         variables={"object": cel.Type.DYN, "request": cel.Type.DYN, "variables": cel.Type.DYN}
     )
     compiled_vars = [(name, env.compile(expr)) for name, expr in VARIABLES]
     condition = env.compile(MATCH_CONDITION)
     validations = [(env.compile(e), env.compile(m)) for e, m in VALIDATIONS]
+    return env, compiled_vars, condition, validations
+
+
+def bare_cel_expr_python():
+    """A callable evaluating every expression once with cel-expr-python, pre-compiled, as dyn."""
+    env, compiled_vars, condition, validations = _compiled()
     obj, req = deployment(), request_fields()
 
     def run() -> list:
@@ -59,12 +65,7 @@ def engine_floor():
     costs, matching, traces or decision): no engine built on it can be faster, so celpy / this
     is the most that goal 2 can show.
     """
-    env = cel.NewEnv(
-        variables={"object": cel.Type.DYN, "request": cel.Type.DYN, "variables": cel.Type.DYN}
-    )
-    compiled_vars = [(name, env.compile(expr)) for name, expr in VARIABLES]
-    condition = env.compile(MATCH_CONDITION)
-    validations = [(env.compile(e), env.compile(m)) for e, m in VALIDATIONS]
+    env, compiled_vars, condition, validations = _compiled()
     obj, req = deployment(), request_fields()
 
     def run() -> list:
