@@ -4,4 +4,6 @@ import sys
 
 from policyeditor.cli import main
 
-sys.exit(main())
+# Guarded: where worker processes are spawned (not forked), each re-imports this module.
+if __name__ == "__main__":
+    sys.exit(main())

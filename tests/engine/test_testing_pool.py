@@ -122,3 +122,11 @@ def test_the_cpus_are_this_process_affinity():
 def test_a_malformed_suite_is_reported_whatever_the_jobs(jobs):
     report = run([SUITES / "failing", SUITES / "passing"], jobs=jobs)
     assert any(isinstance(e, SuiteError) and "malformed" in e.source for e in report.errors)
+
+
+def test_spawned_workers_give_the_same_report_as_forked_ones(monkeypatch):
+    # What macOS and Windows get: workers that import the engine afresh instead of forking.
+    forked = run([SUITES / "passing", SUITES / "failing"], jobs=2)
+    monkeypatch.setattr(testing_pool, "_context", lambda: multiprocessing.get_context("spawn"))
+    spawned = run([SUITES / "passing", SUITES / "failing"], jobs=2)
+    assert spawned.to_dict() == forked.to_dict()
