@@ -113,7 +113,9 @@ def run(
 
     jobs > 1 runs suites in up to that many worker processes (testing_pool), None as many as
     there are CPUs when the suites are big enough to gain from it; the report is the same, in
-    the same order. Callers inside a threaded server keep the default: one process, no fork.
+    the same order, but each case of a worker's result keeps only its name, suite, source and
+    layout (its inputs stay in the worker). Callers inside a threaded server keep the default:
+    one process, no fork.
     """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]  # one path given on its own, not a string to iterate

@@ -3,9 +3,14 @@
 Each worker loads a whole suite and runs its cases, so YAML loading, the larger part of a big
 suite's time after evaluation, is spread too; the results come back pickled, in the order of the
 suites, each case reduced to what reports print of it (name, suite, source, layout): its inputs
-(objects, policies) would cost the parent more to unpickle than a worker spends running it. A worker that dies (killed, out of memory, a crash in the CEL engine) takes no other
-suite with it: the suites it may have been running are run again one per process, and the one
-that kills its process again is reported as a failed suite.
+(objects, policies) would cost the parent more to unpickle than a worker spends running it.
+
+A worker that dies (killed, out of memory, a crash in the CEL engine) breaks the pool, which fails
+every suite not collected yet, those of healthy workers included. Those suites are run again one
+at a time, each in a process of its own, so only the one that kills its process again is lost
+(reported as a failed suite); the rest of such a run is serial, the price of a rare failure.
+Where no worker process can be started at all (no /dev/shm, a process limit), the suites run in
+the calling process.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
@@ -27,10 +32,14 @@ Outcome = tuple[list[CaseResult], list[SuiteError]]
 # worker against about 0.5 ms a case of 1 KB): `auto` then runs in the calling process.
 AUTO_MIN_BYTES = 256 * 1024
 
-WORKER_DIED = (
-    "the worker process running this suite stopped unexpectedly (killed, out of memory, or a "
-    "crash in the CEL engine); run it with -j 1 to see more"
-)
+
+def worker_died(cause: str = "") -> str:
+    """The failure of a suite whose worker died twice; `cause`: what the pool knew, if anything."""
+    known = f" ({cause})" if cause else " (killed, out of memory, or a crash in the CEL engine)"
+    return f"the worker process running this suite stopped unexpectedly{known}; run it with -j 1 to see more"
+
+
+WORKER_DIED = worker_died()
 
 
 def default_jobs() -> int:
@@ -53,21 +62,27 @@ def run_units(
 ) -> list[Outcome]:
     """Each unit's (results, errors), in the units' order, run by up to `jobs` workers."""
     kwargs = {"run_regex": run_regex, "version": version}
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(units)), mp_context=_context())
     try:
-        futures = [pool.submit(_run_unit_reported, unit, **kwargs) for unit in units]
+        pool = ProcessPoolExecutor(max_workers=_workers(jobs, len(units)), mp_context=_context())
+    except (OSError, ImportError, NotImplementedError):  # no process support on this system
+        return [_run_unit_reported(unit, **kwargs) for unit in units]
+    try:
+        futures: list[Future | None] = []
+        for unit in units:
+            try:
+                futures.append(pool.submit(_run_unit_reported, unit, **kwargs))
+            except (BrokenProcessPool, OSError):  # a worker died already, or none can start
+                futures.append(None)
         outcomes: list[Outcome | None] = []
         for future in futures:
             try:
-                outcomes.append(future.result())
+                outcomes.append(future.result() if future is not None else None)
             except Exception:  # noqa: BLE001 - a broken pool, or a result that cannot cross
                 outcomes.append(None)
     except BaseException:
         _stop(pool)
         raise
     pool.shutdown(wait=True)
-    # The suites of a dead worker (a broken pool fails every suite not yet collected) run
-    # again one per process, so only the suite that kills its process again is lost.
     return [
         outcome if outcome is not None else _run_alone(unit, kwargs)
         for unit, outcome in zip(units, outcomes, strict=True)
@@ -76,18 +91,34 @@ def run_units(
 
 def _run_alone(unit: Any, kwargs: dict[str, Any]) -> Outcome:
     """One suite in a process of its own; a failed suite if that process dies too."""
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=_context())
+    try:
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=_context())
+    except (OSError, ImportError, NotImplementedError):
+        return _run_unit_reported(unit, **kwargs)
     try:
         return pool.submit(_run_unit_reported, unit, **kwargs).result()
-    except BrokenProcessPool:
-        return [], [SuiteError(display(unit.path), WORKER_DIED)]
-    except Exception:  # noqa: BLE001 - its result cannot be pickled: run it in this process
+    except BrokenProcessPool as broken:
+        return [], [SuiteError(display(unit.path), worker_died(_cause(broken)))]
+    except Exception:  # noqa: BLE001 - no process to start, or a result that cannot be pickled
         return _run_unit_reported(unit, **kwargs)
     except BaseException:
         _stop(pool)
         raise
     finally:
         pool.shutdown(wait=True)
+
+
+def _cause(broken: BrokenProcessPool) -> str:
+    """What the pool knows of why it broke (the last line of a traceback), else ""."""
+    cause = broken.__cause__
+    lines = str(cause).strip().splitlines() if cause is not None else []
+    return lines[-1].strip() if lines else ""
+
+
+def _workers(jobs: int, units: int) -> int:
+    """Worker processes to start: no more than suites (nor than Windows' limit of 61)."""
+    workers = min(jobs, units)
+    return min(workers, 61) if sys.platform == "win32" else workers
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
@@ -120,7 +151,11 @@ def _context() -> Any:
 
 
 def _suite_bytes(units: list[Any]) -> int:
-    """The size of the suites' files (a kat directory: every file under it)."""
+    """The size of the suites' files (a kat directory: every file under it).
+
+    Files a suite refers to (policies, objects) are not counted: a rough measure is enough to
+    tell a suite worth a worker from a handful of cases.
+    """
     total = 0
     for unit in units:
         path = Path(unit.path)

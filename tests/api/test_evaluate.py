@@ -11,6 +11,7 @@ from policyeditor.api.examples import DEPLOYMENT, POLICY
 from policyeditor.engine import testing
 from policyeditor.engine.manifests import dump_documents
 from policyeditor.engine.testing_check import check
+from policyeditor.engine.testing_files import BINDING_KINDS
 from policyeditor.engine.testing_model import UNSET
 from tests.vectors import TESTS
 
@@ -52,7 +53,7 @@ def request_for(case) -> dict:
     """The API request that asks what the suite case asks (as `policyeditor test` runs it)."""
     documents = case.documents
     if case.layout == "policytest" and case.binding is None:
-        documents = [d for d in documents if d.get("kind") not in testing.BINDING_KINDS]
+        documents = [d for d in documents if d.get("kind") not in BINDING_KINDS]
     body = {"documents": documents, "resources": case.resources}
     for key, value in (
         ("kubernetesVersion", case.version),

@@ -7,6 +7,8 @@ import os
 import signal
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ import pytest
 from policyeditor.engine import testing_pool
 from policyeditor.engine.testing import SuiteUnit, run, suite_plan
 from policyeditor.engine.testing_files import display
-from policyeditor.engine.testing_model import SuiteError
+from policyeditor.engine.testing_model import SuiteError, TestCase
 from tests.vectors import DATA, external_path
 
 SUITES = DATA / "suites"
@@ -32,6 +34,31 @@ def _sleeping_loader(path: Path, **_: object) -> list:
     return []
 
 
+def _unpicklable_loader(path: Path, **_: object) -> list:
+    """A suite whose case cannot cross back from a worker (its name is a function)."""
+    return [
+        TestCase(name=lambda: "x", suite="odd", source="odd", layout="policytest", error="boom")
+    ]
+
+
+class _PoolBreakingAtSubmit(ProcessPoolExecutor):
+    """A pool whose third submission finds it broken, as when a worker died meanwhile."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.submitted = 0
+
+    def submit(self, *args: object, **kwargs: object):
+        self.submitted += 1
+        if self._max_workers > 1 and self.submitted >= 3:
+            raise BrokenProcessPool("a worker died")
+        return super().submit(*args, **kwargs)
+
+
+def _no_processes(*args: object, **kwargs: object) -> None:
+    raise OSError(38, "Function not implemented")  # what sem_open says without /dev/shm
+
+
 def _units(paths: list[Path]) -> list[SuiteUnit]:
     return [item for item in suite_plan(paths) if isinstance(item, SuiteUnit)]
 
@@ -42,6 +69,9 @@ def test_workers_give_the_report_one_process_gives_in_the_same_order():
     assert len(alone.results) > 40 and alone.errors  # passing, failing and malformed suites
     assert pooled.to_text() == alone.to_text()
     assert pooled.to_dict() == alone.to_dict()
+    # The cases came back from workers: reduced to what reports print, without their inputs.
+    assert all(r.case.documents == [] for r in pooled.results)
+    assert all(r.case.documents for r in alone.results if r.case.error is None)
 
 
 def test_workers_apply_the_run_filter_as_one_process_does():
@@ -89,12 +119,43 @@ def test_ctrl_c_stops_the_workers_instead_of_waiting_for_their_suites():
     # Ctrl-C, as the parent gets it: a real SIGINT wakes its wait for results.
     main = threading.main_thread().ident
     threading.Timer(0.5, signal.pthread_kill, (main, signal.SIGINT)).start()
+    before = set(multiprocessing.active_children())  # other tests' pools may live on
     start = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         testing_pool.run_units(units, 2, run_regex=None, version=None)
     # Waiting for the sleeping suite would take a minute; terminated, its worker goes at once.
     assert time.monotonic() - start < 30
-    assert multiprocessing.active_children() == []
+    assert set(multiprocessing.active_children()) - before == set()
+
+
+def test_a_pool_found_broken_while_suites_are_sent_runs_the_rest_again(monkeypatch):
+    alone = run(EVERY_SUITE, jobs=1)
+    monkeypatch.setattr(testing_pool, "ProcessPoolExecutor", _PoolBreakingAtSubmit)
+    assert run(EVERY_SUITE, jobs=2).to_dict() == alone.to_dict()
+
+
+def test_without_worker_processes_the_suites_run_in_this_process(monkeypatch):
+    alone = run(EVERY_SUITE, jobs=1)
+    monkeypatch.setattr(testing_pool, "ProcessPoolExecutor", _no_processes)
+    assert run(EVERY_SUITE, jobs=2).to_dict() == alone.to_dict()
+
+
+def test_a_result_that_cannot_cross_processes_is_run_in_this_process():
+    units = [SuiteUnit(_unpicklable_loader, SUITES / "passing"), *_units([SUITES / "passing"])]
+    outcomes = testing_pool.run_units(units, 2, run_regex=None, version=None)
+    results, errors = outcomes[0]
+    assert errors == [] and [r.failures for r in results] == [["boom"]]
+    assert all(r.passed for outcome in outcomes[1:] for r in outcome[0])
+
+
+def test_the_message_of_a_dead_worker_carries_what_the_pool_knew():
+    broken = BrokenProcessPool("A child process terminated abruptly")
+    broken.__cause__ = RuntimeError("Traceback ...\nMemoryError: cannot allocate")
+    assert testing_pool.worker_died(testing_pool._cause(broken)) == (
+        "the worker process running this suite stopped unexpectedly (MemoryError: cannot "
+        "allocate); run it with -j 1 to see more"
+    )
+    assert testing_pool._cause(BrokenProcessPool("no cause")) == ""
 
 
 def test_auto_runs_small_suites_in_this_process(monkeypatch):
@@ -130,3 +191,4 @@ def test_spawned_workers_give_the_same_report_as_forked_ones(monkeypatch):
     monkeypatch.setattr(testing_pool, "_context", lambda: multiprocessing.get_context("spawn"))
     spawned = run([SUITES / "passing", SUITES / "failing"], jobs=2)
     assert spawned.to_dict() == forked.to_dict()
+    assert all(r.case.documents == [] for r in spawned.results)  # they came from workers
