@@ -62,9 +62,8 @@ def run_units(
 ) -> list[Outcome]:
     """Each unit's (results, errors), in the units' order, run by up to `jobs` workers."""
     kwargs = {"run_regex": run_regex, "version": version}
-    try:
-        pool = ProcessPoolExecutor(max_workers=_workers(jobs, len(units)), mp_context=_context())
-    except (OSError, ImportError, NotImplementedError):  # no process support on this system
+    pool = _new_pool(_workers(jobs, len(units)))
+    if pool is None:
         return [_run_unit_reported(unit, **kwargs) for unit in units]
     try:
         futures: list[Future | None] = []
@@ -91,9 +90,8 @@ def run_units(
 
 def _run_alone(unit: Any, kwargs: dict[str, Any]) -> Outcome:
     """One suite in a process of its own; a failed suite if that process dies too."""
-    try:
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=_context())
-    except (OSError, ImportError, NotImplementedError):
+    pool = _new_pool(1)
+    if pool is None:
         return _run_unit_reported(unit, **kwargs)
     try:
         return pool.submit(_run_unit_reported, unit, **kwargs).result()
@@ -106,6 +104,14 @@ def _run_alone(unit: Any, kwargs: dict[str, Any]) -> Outcome:
         raise
     finally:
         pool.shutdown(wait=True)
+
+
+def _new_pool(workers: int) -> ProcessPoolExecutor | None:
+    """A pool of `workers` processes, or None where this system cannot start any."""
+    try:
+        return ProcessPoolExecutor(max_workers=workers, mp_context=_context())
+    except (OSError, ImportError, NotImplementedError):  # no /dev/shm, no semaphores
+        return None
 
 
 def _cause(broken: BrokenProcessPool) -> str:
