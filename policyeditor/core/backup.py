@@ -17,7 +17,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any
 
@@ -85,9 +85,21 @@ def collect() -> dict[str, Any]:
     }
 
 
+class LosslessJSONEncoder(DjangoJSONEncoder):
+    """Django's JSON encoder, except that datetimes and times keep all six digits of microseconds."""
+
+    def default(self, o: Any) -> Any:
+        # DjangoJSONEncoder rounds to milliseconds (ECMA-262 style): a restore would change
+        # every timestamp's sub-millisecond part, so the restored rows would not be the backed-up ones.
+        if isinstance(o, datetime | time):
+            text = o.isoformat()
+            return text[:-6] + "Z" if text.endswith("+00:00") else text
+        return super().default(o)
+
+
 def dumps(backup: dict[str, Any]) -> str:
-    """The backup as JSON text (dates, decimals and UUIDs as Django's serializer writes them)."""
-    return json.dumps(backup, cls=DjangoJSONEncoder, indent=1, ensure_ascii=False) + "\n"
+    """The backup as JSON text (datetimes to the microsecond, decimals and UUIDs as Django writes them)."""
+    return json.dumps(backup, cls=LosslessJSONEncoder, indent=1, ensure_ascii=False) + "\n"
 
 
 def write_file(path: str | Path, backup: dict[str, Any]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import UTC, datetime
 
 import pytest
 from django.contrib.auth import authenticate
@@ -123,6 +124,17 @@ def test_restoring_into_a_fresh_database_needs_no_replace(instance, tmp_path):
     assert backup.existing_rows() == {}
     call_command("restore", path, stderr=io.StringIO())
     assert snapshot() == before
+
+
+def test_timestamps_come_back_to_the_microsecond(instance, tmp_path):
+    # 412 us: Django's own JSON encoder would write ".000" and the restore would read back 0 us.
+    stamp = datetime(2026, 12, 2, 12, 50, 15, 412, tzinfo=UTC)
+    ApiToken.objects.update(created=stamp)
+    path = run_backup(tmp_path)
+    assert '"2026-12-02T12:50:15.000412Z"' in read(path)
+    ApiToken.objects.update(created=datetime(2020, 1, 1, tzinfo=UTC))
+    call_command("restore", path, "--replace", stderr=io.StringIO())
+    assert ApiToken.objects.get().created == stamp
 
 
 def test_restore_refuses_a_database_with_data_without_replace(instance, tmp_path):
