@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from rest_framework import exceptions
@@ -78,3 +79,12 @@ def looks_like_documents(data: Any) -> bool:
         return False
     # Field mappings never have apiVersion; every Kubernetes object does.
     return data.array or len(data) > 1 or "apiVersion" in data[0]
+
+
+_REVISION = re.compile(r"[0-9]{1,9}")
+
+
+def revision_number(text: str) -> int | None:
+    """A revision number written as ASCII digits (at most nine), else None."""
+    # str.isdigit() accepts digits int() refuses (superscripts) and any length.
+    return int(text) if _REVISION.fullmatch(text) else None

@@ -82,7 +82,8 @@ def validate_bundle(documents: list[dict], version: str) -> dict[str, Any]:
     }
 
 
-POLICY_KINDS = frozenset(VALIDATING_KINDS + MUTATING_KINDS)
+# A tuple, not a set: a document's kind may be any JSON value, and a list cannot be hashed.
+POLICY_KINDS = (*VALIDATING_KINDS, *MUTATING_KINDS)
 
 
 def _authorizer(entries: list[dict] | None):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rest_framework.parsers import BaseParser
@@ -10,11 +9,9 @@ from rest_framework.parsers import BaseParser
 from policyeditor.api.problems import payload_too_large
 from policyeditor.engine.manifests import (
     MAX_BYTES,
-    MAX_DEPTH,
     ManifestError,
-    json_constant,
-    json_object,
     load_documents,
+    load_json_value,
 )
 
 SOURCE = "<request body>"
@@ -57,24 +54,8 @@ class _YAMLParser(BaseParser):
         return ManifestBody(load_documents(data, source=SOURCE))
 
 
-def _too_deep(value: Any) -> bool:
-    """Whether collections nest deeper than MAX_DEPTH (iterative: the input may be deep)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = (
-            item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        )
-        if children and depth > MAX_DEPTH:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
-
-
 def load_json(data: bytes) -> Any:
     """Strict JSON (no YAML fallback: a JSON client means JSON): one value, or ManifestError."""
-    # Same limits as manifests.load_documents: duplicate fields and NaN/Infinity are refused
-    # (the API server's strict decoding does the same), and so is nesting past MAX_DEPTH.
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -84,17 +65,7 @@ def load_json(data: bytes) -> Any:
         ) from None
     if not text.strip():
         return None
-    try:
-        value = json.loads(text, object_pairs_hook=json_object, parse_constant=json_constant)
-    except json.JSONDecodeError as exc:
-        raise ManifestError(exc.msg, source=SOURCE, line=exc.lineno, column=exc.colno) from None
-    except RecursionError:
-        raise ManifestError(f"nesting deeper than {MAX_DEPTH} levels", source=SOURCE) from None
-    except ValueError as exc:  # duplicate fields, NaN, over-long integers
-        raise ManifestError(str(exc), source=SOURCE) from None
-    if _too_deep(value):
-        raise ManifestError(f"nesting deeper than {MAX_DEPTH} levels", source=SOURCE)
-    return value
+    return load_json_value(text, source=SOURCE)
 
 
 class JSONManifestParser(BaseParser):

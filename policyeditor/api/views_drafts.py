@@ -10,7 +10,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from policyeditor.api.base import ApiView, envelope, looks_like_documents
+from policyeditor.api.base import ApiView, envelope, looks_like_documents, revision_number
 from policyeditor.api.problems import Problem
 from policyeditor.api.schema import AUTH_ERRORS, problem
 from policyeditor.api.serializers_drafts import (
@@ -80,9 +80,9 @@ def expected_revision(request: Request, attrs: dict) -> int:
     header = request.headers.get("If-Match", "").strip()
     if header.startswith("W/"):
         header = header[2:]
-    value = header.strip('"')
-    if value.isdigit():
-        return int(value)
+    number = revision_number(header.strip('"'))
+    if number is not None:
+        return number
     if header:
         raise Problem(400, f"If-Match must be a revision ETag such as '\"3\"', got {header!r}")
     raise Problem(

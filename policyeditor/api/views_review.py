@@ -14,7 +14,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from policyeditor.api.base import ApiView, envelope
+from policyeditor.api.base import ApiView, envelope, revision_number
 from policyeditor.api.problems import Problem
 from policyeditor.api.schema import AUTH_ERRORS, problem
 from policyeditor.api.serializers_drafts import DraftSerializer
@@ -163,9 +163,10 @@ class CommentListView(ApiView):
         items = Comment.objects.filter(draft=draft).select_related("revision", "author")
         number = request.query_params.get("revision")
         if number:
-            if not number.isdigit():
+            wanted = revision_number(number)
+            if wanted is None:
                 raise Problem(400, f"revision must be a revision number, not {number!r}")
-            items = items.filter(revision__number=int(number))
+            items = items.filter(revision__number=wanted)
         return Response(CommentSerializer(items.order_by("created", "pk"), many=True).data)
 
     @extend_schema(
@@ -303,9 +304,10 @@ class TestCaseRunView(ApiView):
     def post(self, request: Request, pk: int) -> Response:
         draft = get_draft_for(request.user, pk)
         number = request.query_params.get("revision")
-        if number is not None and not number.isdigit():
+        wanted = revision_number(number) if number else None
+        if number is not None and wanted is None:
             raise Problem(400, f"revision must be a revision number, not {number!r}")
-        revision = revision_of(draft, int(number) if number else None)
+        revision = revision_of(draft, wanted)
         report = testcases.report_for(draft, revision, baseline=workflow.approved_revision(draft))
         data = {
             "revision": revision.number,

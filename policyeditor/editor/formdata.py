@@ -18,7 +18,7 @@ from typing import Any
 
 from policyeditor.editor.formspec import Field, Section, sections_for
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests import dump_documents, load_documents
+from policyeditor.engine.manifests import dump_documents, load_documents, load_json_value
 
 _MISSING = object()
 
@@ -235,11 +235,11 @@ class ParsedForm:
 
 
 def _json(text: str | None, default: Any) -> Any:
+    # The page writes these fields itself; one that does not read as strict JSON is ignored.
     try:
-        value = json.loads(text) if text else default
-    except ValueError:
+        return load_json_value(text) if text else default
+    except InputError:
         return default
-    return value
 
 
 def _parse_field(spec: Field, obj: dict, prefix: str, kpath: str, post, targets: dict) -> None:

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import F
 
 from policyeditor.editor.models import POLICY_KINDS, Draft, Kind, Revision, Status
+from policyeditor.engine.jsontext import unstorable
 from policyeditor.engine.versions import normalize_version, preferred_api_version
 
 GROUP = "admissionregistration.k8s.io"
@@ -39,6 +40,11 @@ def _check_documents(documents: Any) -> list[dict]:
     for index, doc in enumerate(documents):
         if not isinstance(doc, dict):
             raise DraftInputError(f"document {index + 1} is not a mapping")
+        # The parsers refuse these already; this keeps any other caller from storing a row
+        # that the database refuses or that no page could show.
+        problem = unstorable(doc)
+        if problem:
+            raise DraftInputError(f"document {index + 1}: {problem}")
     return copy.deepcopy(documents)
 
 
@@ -53,7 +59,8 @@ def _version(version: str | None) -> str:
 def infer_kind(documents: list[dict]) -> str:
     """VAP or MAP, from the first policy or binding among the documents (VAP when none)."""
     for doc in documents:
-        kind = doc.get("kind", "") if isinstance(doc, dict) else ""
+        kind = doc.get("kind") if isinstance(doc, dict) else ""
+        kind = kind if isinstance(kind, str) else ""
         if kind.startswith("MutatingAdmissionPolicy"):
             return Kind.MAP
         if kind.startswith("ValidatingAdmissionPolicy"):
@@ -65,7 +72,8 @@ def policy_name(documents: list[dict], kind: str) -> str:
     """metadata.name of the draft's policy document, or ''."""
     for doc in documents:
         if doc.get("kind") == POLICY_KINDS[Kind(kind)]:
-            name = (doc.get("metadata") or {}).get("name")
+            metadata = doc.get("metadata")
+            name = metadata.get("name") if isinstance(metadata, dict) else None
             return name if isinstance(name, str) else ""
     return ""
 

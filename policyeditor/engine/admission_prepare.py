@@ -96,7 +96,7 @@ def classify(
             continue
         kind = doc.get("kind")
         api_version = str(doc.get("apiVersion", ""))
-        if kind in kinds and api_version.startswith(_ADMISSION_GROUP):
+        if isinstance(kind, str) and kind in kinds and api_version.startswith(_ADMISSION_GROUP):
             if api_version.split("/", 1)[1] not in served_api_versions(str(kind), version):
                 unserved.append(doc)
                 continue

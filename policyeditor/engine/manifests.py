@@ -14,6 +14,7 @@ import os
 import re
 from typing import Any
 
+from .jsontext import json_float, may_hold_surrogates, unstorable
 from .manifests_dump import dump_documents
 from .manifests_fast import fast_load
 from .manifests_yaml import (
@@ -78,9 +79,41 @@ def _too_large(size: int) -> str:
 _JSON_START = re.compile(r"\A\s*[\[{]")
 
 
+def _json_decoder() -> json.JSONDecoder:
+    return json.JSONDecoder(
+        object_pairs_hook=json_object, parse_constant=json_constant, parse_float=json_float
+    )
+
+
+def _decode_error(error: Exception, source: str, document: int | None) -> ManifestError:
+    """The ManifestError for JSON that did not decode (syntax, nesting, a refused value)."""
+    if isinstance(error, json.JSONDecodeError):
+        return ManifestError(
+            error.msg, source=source, document=document, line=error.lineno, column=error.colno
+        )
+    if isinstance(error, RecursionError):
+        return ManifestError(
+            f"nesting deeper than {MAX_DEPTH} levels", source=source, document=document
+        )
+    # Duplicate fields, NaN/Infinity, numbers beyond float64, over-long integers.
+    return ManifestError(str(error), source=source, document=document)
+
+
+def _check_decoded(value: Any, check_strings: bool, source: str, document: int | None) -> None:
+    """ManifestError when a decoded value nests too deep or holds an unpaired surrogate."""
+    if _depth_exceeds(value, MAX_DEPTH):
+        raise ManifestError(
+            f"nesting deeper than {MAX_DEPTH} levels", source=source, document=document
+        )
+    problem = unstorable(value) if check_strings else None
+    if problem:
+        raise ManifestError(problem, source=source, document=document)
+
+
 def _load_json(text: str, source: str) -> list[Any]:
     """A stream of JSON values (kubectl accepts concatenated objects)."""
-    decoder = json.JSONDecoder(object_pairs_hook=json_object, parse_constant=json_constant)
+    decoder = _json_decoder()
+    check_strings = may_hold_surrogates(text)
     documents: list[Any] = []
     index = 0
     end = len(text)
@@ -89,33 +122,30 @@ def _load_json(text: str, source: str) -> list[Any]:
             index += 1
         if index >= end:
             return documents
+        number = len(documents) + 1
         try:
             value, index = decoder.raw_decode(text, index)
-        except json.JSONDecodeError as error:
-            raise ManifestError(
-                error.msg,
-                source=source,
-                document=len(documents) + 1,
-                line=error.lineno,
-                column=error.colno,
-            ) from None
-        except RecursionError:
-            raise ManifestError(
-                f"nesting deeper than {MAX_DEPTH} levels",
-                source=source,
-                document=len(documents) + 1,
-            ) from None
-        except ValueError as error:  # duplicate keys, NaN/Infinity
-            raise ManifestError(str(error), source=source, document=len(documents) + 1) from None
-        if _depth_exceeds(value, MAX_DEPTH):
-            raise ManifestError(
-                f"nesting deeper than {MAX_DEPTH} levels",
-                source=source,
-                document=len(documents) + 1,
-            )
+        except (ValueError, RecursionError) as error:
+            raise _decode_error(error, source, number) from None
+        _check_decoded(value, check_strings, source, number)
         documents.append(value)
         if len(documents) > MAX_DOCUMENTS:
             raise ManifestError(f"too many documents (more than {MAX_DOCUMENTS})", source=source)
+
+
+def load_json_value(text: str, *, source: str = "<input>") -> Any:
+    """One JSON value, strictly (no YAML fallback), with load_documents' JSON limits; or ManifestError.
+
+    Duplicate fields, NaN/Infinity and numbers beyond float64 are refused (as the API server's
+    strict decoding does), and so are nesting past MAX_DEPTH and unpaired surrogates (no JSON
+    text or database can hold them).
+    """
+    try:
+        value = _json_decoder().decode(text)
+    except (ValueError, RecursionError) as error:
+        raise _decode_error(error, source, None) from None
+    _check_decoded(value, may_hold_surrogates(text), source, None)
+    return value
 
 
 def json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -193,7 +193,8 @@ def _split_path(path: str | Sequence[str | int]) -> list[str | int]:
                 if head:
                     segments.append(head)
                 index = rest[:-1]
-                segments.append(int(index) if index.isdigit() else 0)
+                numeric = index.isascii() and index.isdigit() and len(index) <= 9
+                segments.append(int(index) if numeric else 0)
                 part = ""
             if part:
                 segments.append(part)

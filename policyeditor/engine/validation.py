@@ -246,8 +246,9 @@ def validate_documents(
     found: list[tuple[int, FieldError]] = []
     seen: dict[tuple[str, str], int] = {}
     for position, doc in enumerate(docs):
-        if isinstance(doc, dict) and doc.get("kind") and doc.get("kind") not in POLICY_KINDS:
-            continue
+        kind = doc.get("kind") if isinstance(doc, dict) else None
+        if isinstance(kind, str) and kind and kind not in POLICY_KINDS:
+            continue  # another object (a param, a namespace); a kind that is no string is reported
         found.extend((position, error) for error in validate_document(doc, version=version))
         if isinstance(doc, dict):
             name = (

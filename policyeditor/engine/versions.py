@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 GROUP = "admissionregistration.k8s.io"
 
@@ -30,11 +31,15 @@ _API_VERSIONS: dict[str, tuple[tuple[str, int, int | None], ...]] = {
 }
 
 
+_NUMBER = re.compile(r"[0-9]{1,6}")
+
+
 def parse_version(version: str) -> tuple[int, int]:
     """Turn "1.34" (or "v1.34", "1.34.2") into (1, 34); ValueError if it is not a version."""
     text = version.strip().lstrip("v")
     parts = text.split(".")
-    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+    # ASCII digits only: str.isdigit() also accepts superscripts, which int() refuses.
+    if len(parts) < 2 or not all(_NUMBER.fullmatch(part) for part in parts[:2]):
         raise ValueError(f"not a Kubernetes version: {version!r} (expected e.g. 1.34)")
     return int(parts[0]), int(parts[1])
 

@@ -1,15 +1,19 @@
-"""Body limits and unreadable bodies: 413 over 3 MiB, 400 with the exact reason, 415 otherwise."""
+"""Body limits and unreadable or unstorable input: 413 over 3 MiB, 400 with the exact reason, 415 otherwise."""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 
+from policyeditor.editor.models import Draft
 from policyeditor.engine.manifests import MAX_BYTES
 
 pytestmark = pytest.mark.django_db
 
 CEL = "/api/v1/cel"
 VALIDATE = "/api/v1/validate"
+DRAFTS = "/api/v1/drafts"
 
 
 def test_a_body_over_3_mib_is_a_413_problem(api):
@@ -104,3 +108,70 @@ def test_a_wrong_method_is_a_405_problem(api):
     response = api.get(CEL)
     assert response.status_code == 405
     assert response.json()["detail"] == 'Method "GET" not allowed.'
+
+
+def test_a_number_beyond_float64_is_refused_rather_than_stored_as_infinity(api):
+    before = Draft.objects.count()
+    response = api.post(DRAFTS, '{"documents": [{"kind": "ConfigMap", "n": 1e400}]}')
+    assert response.status_code == 400
+    assert (
+        response.json()["detail"] == "<request body>: unsupported value 1e400: not a finite number"
+    )
+    assert Draft.objects.count() == before
+
+
+@pytest.mark.parametrize(
+    "document, where",
+    [
+        ('{"kind": "ConfigMap", "metadata": {"name": "\\ud800"}}', "documents[0].metadata.name"),
+        ('{"kind": "ConfigMap", "data": {"\\udfff": "x"}}', "documents[0].data: a field name"),
+    ],
+)
+def test_an_unpaired_surrogate_is_refused_with_where_it_is(api, document, where):
+    before = Draft.objects.count()
+    response = api.post(DRAFTS, '{"documents": [' + document + "]}")
+    assert response.status_code == 400
+    detail = response.json()["detail"]
+    assert where in detail and "unpaired UTF-16 surrogate" in detail
+    assert Draft.objects.count() == before
+
+
+def test_a_surrogate_pair_is_one_character_and_welcome(api):
+    response = api.post(
+        DRAFTS, '{"documents": [{"kind": "ConfigMap", "data": {"a": "\\ud83d\\ude00"}}]}'
+    )
+    assert response.status_code == 201
+    assert response.json()["documents"][0]["data"] == {"a": "\U0001f600"}
+
+
+@pytest.mark.parametrize("body", [{"kind": 5}, {"kind": ["x"]}, {"kind": None}])
+def test_a_document_whose_kind_is_not_a_string_is_stored_and_reported_not_a_500(api, body):
+    created = api.post(DRAFTS, {"documents": [body]})
+    assert created.status_code == 201
+    assert api.get(f"{DRAFTS}/{created.json()['id']}").status_code == 200
+    checked = api.post(VALIDATE, {"documents": [body]})
+    assert checked.status_code == 200
+    assert "could not process" not in checked.content.decode()
+
+
+@pytest.mark.parametrize("metadata", ["x", [1]])
+def test_a_policy_whose_metadata_is_not_a_mapping_is_stored_as_untitled(api, metadata):
+    doc = {"kind": "ValidatingAdmissionPolicy", "metadata": metadata}
+    created = api.post(DRAFTS, {"documents": [doc]})
+    assert created.status_code == 201
+    assert Draft.objects.get(pk=created.json()["id"]).name == "untitled"
+
+
+@pytest.mark.parametrize("tag", ['"\u00b2"', '"' + "9" * 5000 + '"', '"1.5"'])
+def test_an_if_match_that_is_not_a_revision_is_a_400(api, draft, tag):
+    response = api.put(f"{DRAFTS}/{draft.pk}", {"documents": []}, headers={"If-Match": tag})
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith("If-Match must be a revision ETag")
+
+
+@pytest.mark.parametrize("number", ["\u00b2", "9" * 5000])
+def test_a_revision_query_that_is_not_a_number_is_a_400(api, draft, number):
+    comments = api.get(f"{DRAFTS}/{draft.pk}/comments?revision={quote(number)}")
+    assert comments.status_code == 400
+    run = api.post(f"{DRAFTS}/{draft.pk}/test-cases/run?revision={quote(number)}")
+    assert run.status_code == 400

@@ -144,3 +144,15 @@ def test_an_evaluation_leaves_no_cyclic_garbage_behind():
     finally:
         if enabled:
             gc.enable()
+
+
+def test_documents_whose_kind_is_no_string_are_other_objects_not_an_internal_error():
+    pod = AdmissionRequest.build(
+        object={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}}
+    )
+    odd = [
+        {"kind": ["ValidatingAdmissionPolicy"]},
+        {"kind": {}, "apiVersion": "admissionregistration.k8s.io/v1"},
+    ]
+    result = evaluate(odd, pod)
+    assert result.errors == ["no ValidatingAdmissionPolicy or MutatingAdmissionPolicy to evaluate"]

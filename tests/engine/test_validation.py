@@ -310,3 +310,10 @@ def test_values_python_but_not_json_never_raise(odd):
         assert isinstance(status_message(doc, errors), str)
     labels = _with(VAPB, "spec.matchResources.namespaceSelector.matchLabels", {1: "a"})
     assert validate_document(labels) == []  # JSON object keys are strings: 1 reads as "1"
+
+
+@pytest.mark.parametrize("kind", [["ValidatingAdmissionPolicy"], 5, {}])
+def test_a_kind_that_is_not_a_string_is_reported_not_skipped_as_another_object(kind):
+    errors = validate_documents([{"kind": kind, "metadata": {"name": "x"}}], version="1.37")
+    assert errors[0][1].path == "kind"
+    assert errors[0][1].message.startswith("Unsupported value: ")

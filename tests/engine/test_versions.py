@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from policyeditor.engine.versions import DEFAULT_VERSION, normalize_version, served_api_versions
+from policyeditor.engine.versions import (
+    DEFAULT_VERSION,
+    normalize_version,
+    parse_version,
+    served_api_versions,
+)
 
 
 def test_a_version_normalizes_the_same_every_time_it_is_asked():
@@ -28,3 +33,9 @@ def test_served_versions_are_a_fresh_list_each_time():
     served.append("changed")
     assert served_api_versions("MutatingAdmissionPolicy", "1.36") == ["v1alpha1", "v1beta1", "v1"]
     assert served_api_versions("ConfigMap", "1.36") == []
+
+
+@pytest.mark.parametrize("version", ["1.\u00b2", "\u00b2.30", "1." + "9" * 5000])
+def test_a_version_with_digits_int_refuses_is_not_a_version(version):
+    with pytest.raises(ValueError, match="not a Kubernetes version"):
+        parse_version(version)

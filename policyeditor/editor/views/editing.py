@@ -29,7 +29,7 @@ from policyeditor.editor.samples import sample_namespace, sample_object
 from policyeditor.editor.services import Conflict, DraftInputError, save_draft
 from policyeditor.engine import schemas
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests import dump_documents, load_documents
+from policyeditor.engine.manifests import dump_documents, load_documents, load_json_value
 from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
 
 
@@ -179,9 +179,9 @@ def draft_form(request: HttpRequest, pk: int) -> HttpResponse:
     documents: list[dict] = []
     if "documents" in request.POST:
         try:
-            documents = json.loads(request.POST["documents"])
-        except ValueError:
-            problem = "The saved browser state could not be read."
+            documents = load_json_value(request.POST["documents"], source="The saved browser state")
+        except InputError as exc:
+            problem = str(exc)
         if not isinstance(documents, list) or not all(isinstance(d, dict) for d in documents):
             problem, documents = problem or "The saved browser state is not a list of objects.", []
     else:
@@ -207,8 +207,12 @@ def draft_add_document(request: HttpRequest, pk: int) -> HttpResponse:
     draft = get_draft_for(request.user, pk)
     what = request.POST.get("what", "binding")
     policy = draft.policy_document() or {}
-    policy_name = ((policy.get("metadata") or {}).get("name")) or draft.name
-    api = str(policy.get("apiVersion") or draft.api_version)
+    # Stored documents may hold anything the API accepted: read them by type.
+    metadata = policy.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    policy_name = name if isinstance(name, str) and name else draft.name
+    api = policy.get("apiVersion")
+    api = api if isinstance(api, str) and api else draft.api_version
     if what == "binding":
         doc = {
             "apiVersion": api,
@@ -219,10 +223,13 @@ def draft_add_document(request: HttpRequest, pk: int) -> HttpResponse:
         if draft.kind == "VAP":
             doc["spec"]["validationActions"] = ["Deny"]
     elif what == "params":
-        kind = (policy.get("spec") or {}).get("paramKind") or {}
+        spec = policy.get("spec")
+        kind = spec.get("paramKind") if isinstance(spec, dict) else None
+        kind = kind if isinstance(kind, dict) else {}
+        param_api, param_kind = kind.get("apiVersion"), kind.get("kind")
         doc = {
-            "apiVersion": kind.get("apiVersion") or "v1",
-            "kind": kind.get("kind") or "ConfigMap",
+            "apiVersion": param_api if isinstance(param_api, str) and param_api else "v1",
+            "kind": param_kind if isinstance(param_kind, str) and param_kind else "ConfigMap",
             "metadata": {"name": "params", "namespace": "default"},
         }
     else:

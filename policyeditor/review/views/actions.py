@@ -23,7 +23,7 @@ def _latest_url(draft) -> str:
 def assign_team(request: HttpRequest, pk: int) -> HttpResponse:
     """Move the draft into one of the user's teams."""
     draft = get_draft_for(request.user, pk)
-    team = teams_of(request.user).filter(pk=request.POST.get("team") or 0).first()
+    team = teams_of(request.user).filter(pk=_int(request.POST.get("team", ""))).first()
     if team is None:
         raise Http404("No such team")
     return perform(
