@@ -66,6 +66,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     # Before CSRF: the CSRF check reads the form body, which over 3 MiB would be a bare 400.
     "policyeditor.core.middleware.BodySizeLimitMiddleware",
+    # Before CSRF too: the CSRF check decodes the form with the charset the request declares.
+    "policyeditor.core.charset.FormCharsetMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",

@@ -234,12 +234,10 @@ class ParsedForm:
             path = "" if stripped == path else stripped
 
 
-def _json(text: str | None, default: Any) -> Any:
-    # The page writes these fields itself; one that does not read as strict JSON is ignored.
-    try:
-        return load_json_value(text) if text else default
-    except InputError:
-        return default
+def _json(text: str | None, default: Any, source: str) -> Any:
+    # The page writes these fields itself, as strict JSON: only a hand-made post fails here, and
+    # it gets the reason (InputError) rather than a save of whatever could be read.
+    return load_json_value(text, source=source) if text else default
 
 
 def _parse_field(spec: Field, obj: dict, prefix: str, kpath: str, post, targets: dict) -> None:
@@ -293,9 +291,9 @@ def _parse_field(spec: Field, obj: dict, prefix: str, kpath: str, post, targets:
         rows = []
         for index, row_id in enumerate(post.getlist(f"{name}:rows")):
             row_name = f"{name}.{row_id}"
-            row = _json(post.get(f"{row_name}:json"), {})
-            row = row if isinstance(row, dict) else {}
             row_path = f"{path}[{index}]"
+            row = _json(post.get(f"{row_name}:json"), {}, f"the form's state of {row_path}")
+            row = row if isinstance(row, dict) else {}
             targets[row_path] = row_name
             for child in spec.fields:
                 _parse_field(child, row, row_name, row_path, post, targets)
@@ -322,10 +320,15 @@ def parse_post(post) -> ParsedForm:
     targets: list[dict[str, str]] = []
     problems: list[tuple[int, str]] = []
     for doc_id in post.getlist("docs"):
-        base = _json(post.get(f"{doc_id}:json"), {})
-        doc = base if isinstance(base, dict) else {}
         doc_targets: dict[str, str] = {}
         index = len(documents)
+        try:
+            base = _json(post.get(f"{doc_id}:json"), {}, f"document {index + 1}")
+        except InputError as exc:
+            problems.append((index, str(exc)))
+            base = {}
+        # The document as the page last had it: what stays when its YAML cannot be read.
+        doc = base if isinstance(base, dict) else {}
         if f"{doc_id}:yaml" in post:
             doc_targets[""] = f"{doc_id}:yaml"
             try:
@@ -342,9 +345,12 @@ def parse_post(post) -> ParsedForm:
                         (index, f"expected exactly one object here, found {len(loaded)}")
                     )
         else:
-            for section in sections_for(str(doc.get("kind", ""))) or ():
-                for spec in section.fields:
-                    _parse_field(spec, doc, doc_id, "", post, doc_targets)
+            try:
+                for section in sections_for(str(doc.get("kind", ""))) or ():
+                    for spec in section.fields:
+                        _parse_field(spec, doc, doc_id, "", post, doc_targets)
+            except InputError as exc:  # a row's state (_json)
+                problems.append((index, f"document {index + 1}: {exc}"))
         documents.append(doc)
         doc_ids.append(doc_id)
         targets.append(doc_targets)

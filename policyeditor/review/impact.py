@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from policyeditor.engine.errors import InputError
+from policyeditor.engine.jsontext import unstorable
 
 MAX_DUMP_BYTES = 64 * 1024 * 1024
 MAX_OBJECTS = 50_000
@@ -106,6 +107,11 @@ def load_dump(data: str | bytes) -> list[dict]:
         objects.append(_clean(doc))
         if len(objects) > MAX_OBJECTS:
             raise DumpError(f"the dump has more than {MAX_OBJECTS} objects")
+    # NaN and infinities (YAML .nan/.inf, JSON 1e400) or lone surrogates: a run stores the
+    # objects as JSON, which cannot hold them.
+    problem = unstorable(objects)
+    if problem:
+        raise DumpError(f"the dump holds a value JSON cannot store, at objects{problem}")
     return objects
 
 

@@ -13,6 +13,8 @@ from policyeditor.review import impact, impact_runs, workflow
 from policyeditor.review.impact import DumpError
 from tests.review.conftest import edit, policy
 
+CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: n}\n"
+
 pytestmark = pytest.mark.django_db
 
 
@@ -60,6 +62,10 @@ def test_a_kubectl_list_json_and_multi_document_yaml_all_load_without_managed_fi
         ("metadata: {name: x}\n", "apiVersion and kind"),
         ("a: [unclosed\n", "invalid YAML"),
         (b"\xff\xfe\x00", "not UTF-8"),
+        (CONFIG_MAP + "n: .inf\n", r"at objects\[0\]\.n: unsupported value inf"),
+        (CONFIG_MAP + "n: .nan\n", r"at objects\[0\]\.n: unsupported value nan"),
+        ('{"apiVersion": "v1", "kind": "ConfigMap", "n": 1e400}', r"objects\[0\]\.n: unsupported"),
+        ('{"apiVersion": "v1", "kind": "ConfigMap", "n": "\\ud800"}', "unpaired UTF-16 surrogate"),
     ],
 )
 def test_bad_dumps_are_refused_with_a_reason(text, message):
@@ -174,9 +180,10 @@ def test_the_pages_show_progress_then_counts_and_a_filterable_table(client, draf
     assert "Deployment default/big" in html and "Deployment default/small" not in html
 
 
-def test_a_bad_dump_on_the_page_says_why(client, draft, alice):
+@pytest.mark.parametrize("dump", ["- 1\n", CONFIG_MAP + "n: .inf\n"])
+def test_a_bad_dump_on_the_page_says_why(client, draft, alice, dump):
     client.force_login(alice)
-    response = client.post(reverse("review:impact_new", args=[draft.pk, 1]), {"dump": "- 1\n"})
+    response = client.post(reverse("review:impact_new", args=[draft.pk, 1]), {"dump": dump})
     assert response.status_code == 200
     assert "Cannot read the dump" in response.content.decode()
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from html import escape
+
 import pytest
 from django.urls import reverse
 
 from policyeditor.editor.services import create_draft
 from policyeditor.review.models import DraftWorkflow
+from tests.editor.formhtml import form_data, postable
 
 pytestmark = pytest.mark.django_db
 
@@ -73,3 +76,38 @@ def test_a_team_that_is_not_a_number_is_no_such_team(alice_client, replica_draft
     for team in ["abc", "1.5", "\u00b2", "9" * 5000]:
         assert alice_client.post(url, {"team": team}).status_code == 404
     assert not DraftWorkflow.objects.filter(draft=replica_draft).exists()
+
+
+@pytest.mark.parametrize(
+    "state, message",
+    [
+        (HUGE, "document 1: unsupported value 1e400: not a finite number"),
+        ('{"kind": "ConfigMap", "kind": "Secret"}', 'document 1: duplicate field "kind"'),
+    ],
+)
+def test_saving_a_form_whose_document_state_is_unreadable_saves_nothing_and_says_why(
+    alice_client, replica_draft, htmx_headers, state, message
+):
+    data = {"docs": ["d0"], "d0:json": state, "expected_revision": str(replica_draft.revision)}
+    url = reverse("editor:draft_save", args=[replica_draft.pk])
+    response = alice_client.post(url, data, headers=htmx_headers)
+    assert response.status_code == 200
+    assert escape(f"Not saved: {message}") in response.content.decode()
+    replica_draft.refresh_from_db()
+    assert replica_draft.revision == 1
+
+
+def test_saving_a_form_whose_row_state_is_unreadable_names_the_row(
+    alice_client, replica_draft, htmx_headers
+):
+    page = alice_client.get(replica_draft.get_absolute_url())
+    data = form_data(page.content.decode())
+    row = next(k for k in data if k.endswith(":json") and ".spec.validations." in k)
+    data[row] = '{"expression": "true", "n": 1e400}'
+    url = reverse("editor:draft_save", args=[replica_draft.pk])
+    response = alice_client.post(url, postable(data), headers=htmx_headers)
+    text = response.content.decode()
+    assert escape("Not saved: document 1: the form's state of spec.validations[0]") in text
+    assert "unsupported value 1e400: not a finite number" in text
+    replica_draft.refresh_from_db()
+    assert replica_draft.revision == 1
