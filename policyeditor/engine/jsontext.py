@@ -58,6 +58,8 @@ def unstorable(value: Any) -> str | None:
                 return problem
         elif isinstance(item, float) and not math.isfinite(item):
             return f"{path or '<root>'}: unsupported value {item!r}: not a finite number"
+        elif not (item is None or isinstance(item, bool | int | float)):
+            return f"{path or '<root>'}: a {type(item).__name__} value has no JSON form"
     return "the value cannot be written as JSON"
 
 

@@ -23,7 +23,17 @@ MAX_OBJECTS = 50_000
 MAX_EVENTS = 20_000_000
 OPERATIONS = ("CREATE", "UPDATE")
 RESULTS = ("allow", "deny", "warn", "audit", "skip", "error")
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_SafeLoader):  # type: ignore[misc, valid-type]
+    """The safe loader, but timestamps stay strings, as Kubernetes reads them (and JSON holds them)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()
+}
 _END = object()
 
 

@@ -64,3 +64,7 @@ def test_pasted_json_never_yields_infinity_or_a_lone_surrogate():
     ]
     with pytest.raises(ManifestError, match="invalid Unicode character escape"):
         load_documents('{"kind": "ConfigMap", "n": "\\ud800"}')
+
+
+def test_a_value_of_no_json_type_is_named_with_its_path():
+    assert unstorable({"a": [b"x"]}) == "a[0]: a bytes value has no JSON form"

@@ -66,6 +66,7 @@ def test_a_kubectl_list_json_and_multi_document_yaml_all_load_without_managed_fi
         (CONFIG_MAP + "n: .nan\n", r"at objects\[0\]\.n: unsupported value nan"),
         ('{"apiVersion": "v1", "kind": "ConfigMap", "n": 1e400}', r"objects\[0\]\.n: unsupported"),
         ('{"apiVersion": "v1", "kind": "ConfigMap", "n": "\\ud800"}', "unpaired UTF-16 surrogate"),
+        (CONFIG_MAP + "b: !!binary aGk=\n", r"at objects\[0\]\.b: a bytes value has no JSON form"),
     ],
 )
 def test_bad_dumps_are_refused_with_a_reason(text, message):
@@ -192,3 +193,10 @@ def test_an_identical_baseline_reports_no_changes():
     rows = impact.evaluate_chunk([policy(5)], [policy(5)], [deployment("a", 9)], {}, version="1.34")
     assert rows[0]["CREATE_before"] == rows[0]["CREATE"]
     assert not impact.changed(rows[0])
+
+
+def test_unquoted_timestamps_in_a_dump_stay_strings_as_kubernetes_reads_them():
+    dump = CONFIG_MAP.replace("{name: n}", "{name: n, creationTimestamp: 2024-05-01T10:00:00Z}")
+    objects = impact.load_dump(dump + "day: 2024-05-01\n")
+    assert objects[0]["metadata"]["creationTimestamp"] == "2024-05-01T10:00:00Z"
+    assert objects[0]["day"] == "2024-05-01"
