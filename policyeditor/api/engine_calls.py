@@ -13,7 +13,6 @@ import math
 from typing import Any
 
 from policyeditor.engine.errors import FieldError, InputError
-from policyeditor.engine.versions import MUTATING_KINDS, VALIDATING_KINDS
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +68,7 @@ def validate_bundle(documents: list[dict], version: str) -> dict[str, Any]:
         warnings = [
             (index, warning)
             for index, doc in enumerate(documents)
-            if doc.get("kind") in POLICY_KINDS
+            if doc.get("kind") in validation.POLICY_KINDS
             for warning in validation.warnings_for(doc, version=version)
         ]
     except InputError as exc:
@@ -80,10 +79,6 @@ def validate_bundle(documents: list[dict], version: str) -> dict[str, Any]:
         "errors": [_located(documents, index, error) for index, error in errors],
         "warnings": [_located(documents, index, warning) for index, warning in warnings],
     }
-
-
-# A tuple, not a set: a document's kind may be any JSON value, and a list cannot be hashed.
-POLICY_KINDS = (*VALIDATING_KINDS, *MUTATING_KINDS)
 
 
 def _authorizer(entries: list[dict] | None):
