@@ -22,7 +22,7 @@ from fixtures import (
     request_fields,
 )
 
-from policyeditor.engine.admission import AdmissionRequest, evaluate
+from policyeditor.engine.admission.evaluation import AdmissionRequest, evaluate
 
 
 def _compiled() -> tuple:

@@ -23,7 +23,7 @@ WARM_SAMPLES = 150
 
 
 def _post_data() -> dict:
-    from policyeditor.engine.manifests import dump_documents
+    from policyeditor.engine.manifests.loading import dump_documents
 
     return {
         "docs": ["d1", "d2"],
@@ -49,8 +49,8 @@ def run() -> list[Goal]:
     django_env.setup()
     from policyeditor.editor.models import Draft
     from policyeditor.engine.cel import compiler
-    from policyeditor.engine.manifests import dump_documents, load_documents
-    from policyeditor.engine.validation import validate_documents, warnings_for
+    from policyeditor.engine.manifests.loading import dump_documents, load_documents
+    from policyeditor.engine.validation.documents import validate_documents, warnings_for
 
     client, user = django_env.client_for("bench-live")
     docs = [policy(), binding()]

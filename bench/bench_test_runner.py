@@ -91,7 +91,8 @@ def _subprocess(path: Path) -> tuple[float, str, tuple[int, int]]:
 
 def run() -> list[Goal]:
     """Measure and print benchmark 4."""
-    from policyeditor.engine import testing, testing_pool
+    from policyeditor.engine.suites import pool as testing_pool
+    from policyeditor.engine.suites import runner as testing
 
     with tempfile.TemporaryDirectory(prefix="policyeditor-bench-suite-") as tmp:
         small = write_suite(Path(tmp) / "small", 1)

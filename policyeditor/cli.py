@@ -179,7 +179,7 @@ def _version(args: argparse.Namespace) -> str:
 
 
 def _load(path: str) -> list[dict]:
-    from policyeditor.engine import manifests
+    from policyeditor.engine.manifests import loading as manifests
 
     return manifests.load_file(path)
 
@@ -198,7 +198,7 @@ def _load_one(path: str | None, what: str) -> dict | None:
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Validate every document of every file; one line (or record) per error."""
-    from policyeditor.engine import validation
+    from policyeditor.engine.validation import documents as validation
 
     version = _version(args)
     loaded = [(path, _load(path)) for path in args.files]  # all input errors before any output
@@ -242,9 +242,9 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _positions(path: str) -> list:
     """Where each field of the file is written (empty when that cannot be worked out)."""
-    try:
-        from policyeditor.engine.manifests_positions import field_positions
+    from policyeditor.engine.manifests.positions import field_positions
 
+    try:
         with open(path, "rb") as handle:
             return field_positions(handle.read(), source=path)
     except Exception:  # positions only decorate the output
@@ -253,7 +253,7 @@ def _positions(path: str) -> list:
 
 def _place(path: str, positions: list, index: int, field_path: str) -> str:
     """`file:line:column` of a field, or just the file when its line is not known."""
-    from policyeditor.engine.manifests_positions import locate
+    from policyeditor.engine.manifests.positions import locate
 
     found = locate(positions, index, field_path) if positions else None
     return f"{path}:{found[0]}:{found[1]}" if found else path
@@ -279,7 +279,7 @@ def _name(doc: Any) -> str:
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Evaluate the policies in FILE... against the request described by the options."""
-    from policyeditor.engine.testing_files import split_documents
+    from policyeditor.engine.suites.files import split_documents
 
     version = _version(args)
     documents, resources = split_documents([doc for path in args.files for doc in _load(path)])
@@ -291,7 +291,8 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise InputError(
             "no ValidatingAdmissionPolicy or MutatingAdmissionPolicy in the files given"
         )
-    from policyeditor.engine import admission, validation
+    from policyeditor.engine.admission import evaluation as admission
+    from policyeditor.engine.validation import documents as validation
 
     problems = validation.validate_documents(documents, version=version)
     if problems:
@@ -329,9 +330,9 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _authorizer(path: str | None) -> Any:
-    from policyeditor.engine.testing_authorizer import MockAuthorizer, parse_entries
-    from policyeditor.engine.testing_files import load_list
-    from policyeditor.engine.testing_model import SuiteError
+    from policyeditor.engine.admission.authorizer import MockAuthorizer, parse_entries
+    from policyeditor.engine.suites.files import load_list
+    from policyeditor.engine.suites.model import SuiteError
 
     try:
         entries = load_list(Path(path), what="authorizer mocks") if path else []
@@ -350,7 +351,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import os
     import re
 
-    from policyeditor.engine import testing
+    from policyeditor.engine.suites import runner as testing
 
     version = _version(args) if args.k8s_version else None
     missing = [p for p in args.paths if not os.path.exists(p)]
@@ -379,7 +380,7 @@ def cmd_cel(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     old = _load_one(args.old_object, "old object")
     params = _load_one(args.params, "param object")
     from policyeditor.engine import cel
-    from policyeditor.engine.request import AdmissionRequest
+    from policyeditor.engine.admission.request import AdmissionRequest
 
     request = None
     if obj is not None or old is not None:

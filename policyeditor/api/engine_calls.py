@@ -61,7 +61,7 @@ def _located(documents: list[dict], index: int, error: FieldError) -> dict[str, 
 
 def validate_bundle(documents: list[dict], version: str) -> dict[str, Any]:
     """API-server validation (with CEL compilation) of every document, plus warnings."""
-    from policyeditor.engine import validation
+    from policyeditor.engine.validation import documents as validation
 
     try:
         errors = validation.validate_documents(documents, version=version)
@@ -85,14 +85,14 @@ def _authorizer(entries: list[dict] | None):
     """A mocked authorizer from the request's entries (None when there are none)."""
     if not entries:
         return None
-    from policyeditor.engine.testing_authorizer import MockAuthorizer, parse_entries
+    from policyeditor.engine.admission.authorizer import MockAuthorizer, parse_entries
 
     return MockAuthorizer(parse_entries([dict(entry) for entry in entries]))
 
 
 def evaluate_bundle(payload: dict[str, Any]) -> dict[str, Any]:
     """Build the admission request and evaluate the documents against it."""
-    from policyeditor.engine import admission
+    from policyeditor.engine.admission import evaluation as admission
 
     version = payload["kubernetesVersion"]
     try:

@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework.parsers import BaseParser
 
 from policyeditor.api.problems import payload_too_large
-from policyeditor.engine.manifests import (
+from policyeditor.engine.manifests.loading import (
     MAX_BYTES,
     ManifestError,
     load_documents,

@@ -11,7 +11,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from rest_framework import exceptions
 
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests import MAX_BYTES, ManifestError
+from policyeditor.engine.manifests.loading import MAX_BYTES, ManifestError
 
 logger = logging.getLogger(__name__)
 
@@ -19,7 +19,7 @@ PROBLEM_BASE = "https://policyeditor.dev/problems/"
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 # status -> (type slug, title) for errors that carry no more specific type.
-_DEFAULTS: dict[int, tuple[str, str]] = {
+STATUS_DEFAULTS: dict[int, tuple[str, str]] = {
     400: ("invalid-input", "Invalid input"),
     401: ("not-authenticated", "Authentication required"),
     403: ("forbidden", "Forbidden"),
@@ -67,7 +67,7 @@ class Problem(exceptions.APIException):
         errors: list[dict[str, Any]] | None = None,
         extra: dict[str, Any] | None = None,
     ) -> None:
-        default_slug, default_title = _DEFAULTS.get(status_code, ("error", "Error"))
+        default_slug, default_title = STATUS_DEFAULTS.get(status_code, ("error", "Error"))
         self.status_code = status_code
         self.slug = slug or default_slug
         self.title = title or default_title
@@ -96,7 +96,7 @@ def problem_body(
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON object of one problem response."""
-    default_slug, default_title = _DEFAULTS.get(status_code, ("error", "Error"))
+    default_slug, default_title = STATUS_DEFAULTS.get(status_code, ("error", "Error"))
     body: dict[str, Any] = {
         "type": PROBLEM_BASE + (slug or default_slug),
         "title": title or default_title,

@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework.renderers import BaseRenderer
 
-from policyeditor.engine.manifests import dump_documents
+from policyeditor.engine.manifests.loading import dump_documents
 
 
 class YAMLTextRenderer(BaseRenderer):

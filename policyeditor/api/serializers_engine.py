@@ -14,7 +14,7 @@ from policyeditor.api.fields import (
     StrictSerializer,
     VersionField,
 )
-from policyeditor.engine.testing_authorizer import parse_entries
+from policyeditor.engine.admission.authorizer import parse_entries
 
 CONTEXTS = (
     "validation",

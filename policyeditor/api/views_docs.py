@@ -13,10 +13,10 @@ from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.generators import SchemaGenerator
 
 from policyeditor.api.problems import (
-    _DEFAULTS,
     PROBLEM_BASE,
     PROBLEM_CONTENT_TYPE,
     SPECIFIC_TYPES,
+    STATUS_DEFAULTS,
     problem_body,
 )
 
@@ -80,7 +80,7 @@ def api_docs(request: HttpRequest) -> HttpResponse:
     schema = openapi_schema()
     problems = [
         {"type": PROBLEM_BASE + slug, "status": code, "title": title, "when": ""}
-        for code, (slug, title) in sorted(_DEFAULTS.items())
+        for code, (slug, title) in sorted(STATUS_DEFAULTS.items())
     ] + [
         {"type": PROBLEM_BASE + slug, "status": code, "title": title, "when": when}
         for slug, code, title, when in SPECIFIC_TYPES

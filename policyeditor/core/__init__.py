@@ -1,0 +1,1 @@
+"""What every app shares: settings-level middleware, health, backups, rate limits, the engine gate."""

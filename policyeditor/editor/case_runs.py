@@ -27,7 +27,7 @@ def try_form(documents: list[dict], inputs: live.TryInputs, version: str) -> liv
 
 def run_suite_files(files: dict[str, str]) -> list[dict[str, Any]]:
     """Write the bundle's files to a temporary directory and run them; one dict per case."""
-    from policyeditor.engine import testing
+    from policyeditor.engine.suites import runner as testing
 
     with tempfile.TemporaryDirectory(prefix="policyeditor-editor-tests-") as tmp:
         for filename, text in files.items():

@@ -14,7 +14,7 @@ from policyeditor.editor import live
 from policyeditor.editor.case_runs import run_suite_files
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests import load_documents
+from policyeditor.engine.manifests.loading import load_documents
 
 MAX_NAME = 200
 

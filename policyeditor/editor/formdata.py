@@ -18,7 +18,7 @@ from typing import Any
 
 from policyeditor.editor.formspec import Field, Section, sections_for
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests import dump_documents, load_documents, load_json_value
+from policyeditor.engine.manifests.loading import dump_documents, load_documents, load_json_value
 
 _MISSING = object()
 

@@ -8,7 +8,7 @@ from django import forms
 
 from policyeditor.editor.models import Kind, Status
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests import MAX_BYTES, load_documents
+from policyeditor.engine.manifests.loading import MAX_BYTES, load_documents
 from policyeditor.engine.versions import DEFAULT_VERSION, KUBERNETES_VERSIONS, family
 
 VERSION_CHOICES = [(v, f"Kubernetes {v}") for v in KUBERNETES_VERSIONS]

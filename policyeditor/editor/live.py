@@ -1,16 +1,14 @@
 """The editor's calls into the engine: live validation of documents and Try-it evaluation."""
 
-# Engine modules are imported when first used, so the editor keeps working (and says plainly
-# that a check is unavailable) while a piece of the engine is missing; results are never faked.
-
 from __future__ import annotations
 
-import importlib
 import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from policyeditor.editor.formdata import ParsedForm
+from policyeditor.engine import admission, manifests, validation
+from policyeditor.engine.admission.authorizer import MockAuthorizer, parse_entries
 from policyeditor.engine.errors import FieldError, InputError
 from policyeditor.engine.versions import (
     family,
@@ -20,15 +18,6 @@ from policyeditor.engine.versions import (
 )
 
 log = logging.getLogger(__name__)
-
-
-def _engine(name: str):
-    """An engine module, or None when it cannot be imported (reported to the user)."""
-    try:
-        return importlib.import_module(f"policyeditor.engine.{name}")
-    except ImportError as exc:
-        log.warning("engine module %s unavailable: %s", name, exc)
-        return None
 
 
 @dataclass
@@ -106,26 +95,18 @@ def validate(parsed: ParsedForm, version: str) -> Report:
     report = Report(version)
     for index, message in parsed.problems:
         report.errors.append(Issue(index, "", message, parsed.target_for(index, "")))
-    validation = _engine("validation")
     errors: list[tuple[int, FieldError]] = []
     warnings: list[tuple[int, FieldError]] = []
-    if validation is None:
-        report.unavailable.append("API-server validation")
-        errors = _version_issues(parsed.documents, version)
-    else:
+    try:
+        errors = list(validation.validate_documents(parsed.documents, version=version))
+    except Exception as exc:  # an engine bug must not cost the user their typing
+        log.exception("validate_documents failed")
+        report.unavailable.append(f"API-server validation ({exc.__class__.__name__}: {exc})")
+    for index, doc in enumerate(parsed.documents):
         try:
-            errors = list(validation.validate_documents(parsed.documents, version=version))
-        except Exception as exc:  # an engine bug must not cost the user their typing
-            log.exception("validate_documents failed")
-            report.unavailable.append(f"API-server validation ({exc.__class__.__name__}: {exc})")
-        warn = getattr(validation, "warnings_for", None)
-        for index, doc in enumerate(parsed.documents):
-            if warn is None:
-                break
-            try:
-                warnings += [(index, w) for w in warn(doc, version=version)]
-            except Exception:  # warnings are advisory; keep the errors
-                log.exception("warnings_for failed")
+            warnings += [(index, w) for w in validation.warnings_for(doc, version=version)]
+        except Exception:  # warnings are advisory; keep the errors
+            log.exception("warnings_for failed")
     for issue in report.errors:
         issue.target = issue.target or _doc_target(parsed, issue.doc_index)
     problem_docs = {index for index, _ in parsed.problems}
@@ -178,7 +159,7 @@ class TryOutcome:
     input_object: dict | None = None
 
 
-def _one_object(text: str, label: str, manifests) -> tuple[Any, str | None]:
+def _one_object(text: str, label: str) -> tuple[Any, str | None]:
     """The single object in `text` (None when blank), or an error message."""
     if not text.strip():
         return None, None
@@ -194,13 +175,6 @@ def _one_object(text: str, label: str, manifests) -> tuple[Any, str | None]:
 def try_it(documents: list[dict], inputs: TryInputs, version: str) -> TryOutcome:
     """Evaluate the draft against the Try-it inputs with the engine's admission.evaluate."""
     outcome = TryOutcome()
-    admission = _engine("admission")
-    manifests = _engine("manifests")
-    if admission is None or manifests is None:
-        outcome.problems.append(
-            "Evaluation is not available yet (the engine's admission module is missing)."
-        )
-        return outcome
     values: dict[str, Any] = {}
     for key, label in (
         ("object", "object"),
@@ -208,15 +182,13 @@ def try_it(documents: list[dict], inputs: TryInputs, version: str) -> TryOutcome
         ("params", "params"),
         ("namespace_object", "namespaceObject"),
     ):
-        value, problem = _one_object(getattr(inputs, key), label, manifests)
+        value, problem = _one_object(getattr(inputs, key), label)
         if problem:
             outcome.problems.append(problem)
         values[key] = value
     authorizer = None
     if inputs.authorizer.strip():
         try:
-            from policyeditor.engine.testing_authorizer import MockAuthorizer, parse_entries
-
             raw = manifests.load_documents(inputs.authorizer, source="authorizer")
             entries = raw[0] if len(raw) == 1 and isinstance(raw[0], list) else raw
             authorizer = MockAuthorizer(parse_entries(entries))

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import F
 
 from policyeditor.editor.models import POLICY_KINDS, Draft, Kind, Revision, Status
-from policyeditor.engine.jsontext import unstorable
+from policyeditor.engine.manifests.jsontext import unstorable
 from policyeditor.engine.versions import normalize_version, preferred_api_version
 
 GROUP = "admissionregistration.k8s.io"

@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path
 
 from policyeditor.editor.models import Kind
-from policyeditor.engine.manifests import load_documents
+from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.engine.versions import DEFAULT_VERSION, preferred_api_version
 
 STARTERS_DIR = Path(__file__).resolve().parent / "starters"

@@ -11,9 +11,11 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import importlib
 import multiprocessing
 import os
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -22,12 +24,17 @@ from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
+if sys.platform == "win32":  # no address-space limit there: the deadline alone holds
+    resource = None
+else:
+    import resource
+
 DEFAULT_TIMEOUT = float(os.environ.get("POLICYEDITOR_EVAL_TIMEOUT", "1.5"))
 DEFAULT_WORKERS = int(os.environ.get("POLICYEDITOR_EVAL_WORKERS", "2"))
 # A worker may use this much address space; past it allocation fails inside the worker, not the server.
 WORKER_MEMORY_BYTES = int(os.environ.get("POLICYEDITOR_EVAL_MEMORY_MB", "2048")) * 1024 * 1024
 # Modules every worker imports at start, so the first real call does not pay for them.
-PRELOAD = ("policyeditor.engine.validation", "policyeditor.engine.admission")
+PRELOAD = ("policyeditor.engine.validation.documents", "policyeditor.engine.admission.evaluation")
 
 # Startup (interpreter + engine imports) does not count against a call's deadline.
 STARTUP_TIMEOUT = 60.0
@@ -56,17 +63,10 @@ class _Failure:
 
 def _worker_main(conn: Connection, memory_bytes: int, preload: tuple[str, ...]) -> None:
     """Loop in the worker process: receive (fn, args, kwargs), send back the result or the failure."""
-    try:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    except (
-        ImportError,
-        ValueError,
-        OSError,
-    ):  # not available on every platform; the deadline still holds
-        pass
-    import importlib
+    if resource is not None:
+        # A limit the platform refuses (ValueError, OSError) leaves the deadline to hold alone.
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
 
     for name in preload:
         # A module that fails to import must not stop the worker; the call itself will report it.

@@ -17,7 +17,7 @@ from django.db import transaction
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.editor.services import DraftInputError, create_draft
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests import MAX_BYTES, load_documents
+from policyeditor.engine.manifests.loading import MAX_BYTES, load_documents
 from policyeditor.review import audit, testcases
 from policyeditor.review.models import Action, SavedTestCase, Team
 from policyeditor.review.permissions import can_view, has_role

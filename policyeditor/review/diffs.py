@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests import dump_documents
+from policyeditor.engine.manifests.loading import dump_documents
 
 CONTEXT = 3  # unchanged lines shown around a change, as `diff -u` does
 

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.jsontext import unstorable
+from policyeditor.engine.manifests.jsontext import unstorable
 
 MAX_DUMP_BYTES = 64 * 1024 * 1024
 MAX_OBJECTS = 50_000
@@ -153,7 +153,7 @@ def evaluate_object(
     documents: list[dict], obj: dict, operation: str, *, version: str, namespace: dict | None
 ) -> Outcome:
     """One object through admission; engine failures become an `error` outcome."""
-    from policyeditor.engine import admission
+    from policyeditor.engine.admission import evaluation as admission
 
     try:
         if operation == "CREATE":

@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests import dump_documents, load_documents
+from policyeditor.engine.manifests.loading import dump_documents, load_documents
 from policyeditor.review import audit
 from policyeditor.review.models import Action, SavedTestCase
 from policyeditor.review.permissions import can_edit

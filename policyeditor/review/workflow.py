@@ -12,7 +12,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from policyeditor.editor.models import Draft, Revision, Status
-from policyeditor.engine.manifests import dump_documents
+from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import audit
 from policyeditor.review.models import (
     ROLE_RANK,

@@ -9,7 +9,7 @@ import pytest
 from policyeditor.api.examples import POLICY
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.editor.services import create_draft
-from policyeditor.engine.manifests import dump_documents
+from policyeditor.engine.manifests.loading import dump_documents
 from tests.api.conftest import client_for
 
 pytestmark = pytest.mark.django_db

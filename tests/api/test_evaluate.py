@@ -8,11 +8,11 @@ from types import SimpleNamespace
 import pytest
 
 from policyeditor.api.examples import DEPLOYMENT, POLICY
-from policyeditor.engine import testing
-from policyeditor.engine.manifests import dump_documents
-from policyeditor.engine.testing_check import check
-from policyeditor.engine.testing_files import BINDING_KINDS
-from policyeditor.engine.testing_model import UNSET
+from policyeditor.engine.manifests.loading import dump_documents
+from policyeditor.engine.suites import runner as testing
+from policyeditor.engine.suites.check import check
+from policyeditor.engine.suites.files import BINDING_KINDS
+from policyeditor.engine.suites.model import UNSET
 from tests.vectors import TESTS
 
 pytestmark = pytest.mark.django_db

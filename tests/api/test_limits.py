@@ -7,7 +7,7 @@ from urllib.parse import quote
 import pytest
 
 from policyeditor.editor.models import Draft
-from policyeditor.engine.manifests import MAX_BYTES
+from policyeditor.engine.manifests.loading import MAX_BYTES
 
 pytestmark = pytest.mark.django_db
 

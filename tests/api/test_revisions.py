@@ -8,7 +8,7 @@ import pytest
 
 from policyeditor.api.examples import POLICY
 from policyeditor.editor.services import save_draft
-from policyeditor.engine.manifests import load_documents
+from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.review import workflow
 from policyeditor.review.models import Action, AuditEvent
 from tests.api.conftest import client_for

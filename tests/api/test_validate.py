@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from policyeditor.api.examples import POLICY
-from policyeditor.engine.manifests import dump_documents
+from policyeditor.engine.manifests.loading import dump_documents
 from tests.vectors import load_vectors, vector_id
 
 pytestmark = pytest.mark.django_db

@@ -21,9 +21,9 @@ from playwright.sync_api import Page, expect
 
 from policyeditor import cli
 from policyeditor.editor.models import Draft
-from policyeditor.engine.defaulting import default_in_place
-from policyeditor.engine.manifests import load_documents
-from policyeditor.engine.validation import validate_documents
+from policyeditor.engine.defaulting.admissionregistration import default_in_place
+from policyeditor.engine.manifests.loading import load_documents
+from policyeditor.engine.validation.documents import validate_documents
 from policyeditor.engine.versions import family
 from tests.browser.form_author import author_document
 from tests.conftest import screenshot

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from policyeditor.editor.models import Draft
 from policyeditor.editor.starters import get_starter
-from policyeditor.engine.validation import validate_documents
+from policyeditor.engine.validation.documents import validate_documents
 from tests.browser.editor_helpers import fill_cel
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

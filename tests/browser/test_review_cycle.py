@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 
 from policyeditor.editor.models import Draft, Status
-from policyeditor.engine.manifests import dump_documents
+from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import workflow
 from tests.conftest import sign_in
 

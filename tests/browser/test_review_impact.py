@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from policyeditor.editor.services import create_draft
-from policyeditor.engine.manifests import dump_documents
+from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import workflow
 from policyeditor.review.models import Membership, Team
 from tests.review.conftest import policy

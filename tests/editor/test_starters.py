@@ -6,7 +6,7 @@ import pytest
 
 from policyeditor.editor.models import Kind
 from policyeditor.editor.starters import blank_documents, get_starter, starters
-from policyeditor.engine.validation import validate_documents
+from policyeditor.engine.validation.documents import validate_documents
 
 pytestmark = pytest.mark.django_db
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from policyeditor.engine.admission import AdmissionRequest, evaluate
-from policyeditor.engine.manifests import load_documents
+from policyeditor.engine.admission.evaluation import AdmissionRequest, evaluate
+from policyeditor.engine.manifests.loading import load_documents
 
 # kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/ (parameter resources)
 REPLICA_LIMIT = """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from policyeditor.engine.manifests import load_documents
+from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.review.diffs import diff_revisions
 from tests.review.conftest import policy
 

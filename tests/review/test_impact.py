@@ -8,7 +8,7 @@ import time
 import pytest
 from django.urls import reverse
 
-from policyeditor.engine.manifests import dump_documents
+from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import impact, impact_runs, workflow
 from policyeditor.review.impact import DumpError
 from tests.review.conftest import edit, policy

@@ -154,7 +154,7 @@ def _zip(files: dict[str, str]) -> bytes:
 
 
 def test_import_inlines_object_files_named_by_cases(alice):
-    from policyeditor.engine.manifests import dump_documents
+    from policyeditor.engine.manifests.loading import dump_documents
     from tests.review.conftest import policy
 
     data = _zip(

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from policyeditor.editor.models import Status
-from policyeditor.engine.manifests import dump_documents
+from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import comments, workflow
 from policyeditor.review.models import Action, AuditEvent, Comment, ShareLink
 from tests.review.conftest import edit, policy

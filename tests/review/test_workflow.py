@@ -189,7 +189,7 @@ def test_moving_a_draft_to_a_team_needs_author_rights_in_that_team(
 
 
 def test_exports_of_the_approved_revision_are_byte_for_byte_the_reviewed_yaml(draft, alice, bob):
-    from policyeditor.engine.manifests import dump_documents
+    from policyeditor.engine.manifests.loading import dump_documents
 
     workflow.request_review(alice, draft)
     reviewed = dump_documents(workflow.latest_revision(draft).documents)

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from policyeditor.engine.cel import Activation, CompileResult, Context, compile_expression
 from policyeditor.engine.errors import FieldError, InputError
-from policyeditor.engine.manifests import dump_documents, load_documents
-from policyeditor.engine.validation import validate_documents
+from policyeditor.engine.manifests.loading import dump_documents, load_documents
+from policyeditor.engine.validation.documents import validate_documents
 from tests.security.hostile import BASE_POLICY
 
 # derandomize: the same examples on every run, so a failure is reproducible and CI is stable.

@@ -29,7 +29,7 @@ from policyeditor.editor.samples import sample_namespace, sample_object
 from policyeditor.editor.services import Conflict, DraftInputError, save_draft
 from policyeditor.engine import schemas
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests import dump_documents, load_documents, load_json_value
+from policyeditor.engine.manifests.loading import dump_documents, load_documents, load_json_value
 from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
 
 

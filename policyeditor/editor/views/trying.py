@@ -15,7 +15,7 @@ from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.case_runs import try_form
 from policyeditor.editor.formdata import ParsedForm, parse_post
 from policyeditor.editor.views.editing import posted_version
-from policyeditor.engine.manifests import dump_documents
+from policyeditor.engine.manifests.loading import dump_documents
 
 
 def _diff_lines(before: dict | None, after: dict | None) -> list[tuple[str, str]]:

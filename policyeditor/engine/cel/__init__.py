@@ -1,6 +1,6 @@
 """The kube-apiserver CEL environment for admission policies, on cel-expr-python.
 
-Public API (see KUBERNETES.md 11-13):
+Public API:
 - compile_expression(expr, *, context, version, declarations, env_type) -> CompileResult
 - Program.evaluate(activation, *, budget=None, limit=PER_CALL_LIMIT) -> EvalResult
 - compile_variables(...) / VariableResolver for composited variables (lazy, memoised)
@@ -12,19 +12,20 @@ Positions: CelIssue.line and .column are 1-based, exactly as cel-go prints them.
 
 from __future__ import annotations
 
-from .compiler import clear_cache, compile_expression
-from .composition import compile_variables, evaluate_expression
-from .cost import AUTHZ_CHECK_COST, MATCH_CONDITIONS_BUDGET, PER_CALL_LIMIT, RUNTIME_BUDGET
-from .issues import CelIssue, format_issues
-from .model import CompileResult, Context, Declarations, EnvType, EvalResult
-from .program import Activation, Program, VariableResolver
-from .runtime_state import BUDGET_MESSAGE, COST_LIMIT_MESSAGE, CostBudget
-from .schema_check import type_check, type_check_warning
-
-try:  # the authorization contract types live with the authz library (cel-library)
-    from .library.authz import AuthorizationDecision, Authorizer
-except ImportError:  # pragma: no cover - only while the library is being built
-    AuthorizationDecision = Authorizer = None  # type: ignore[assignment,misc]
+from policyeditor.engine.cel.compiler import clear_cache, compile_expression
+from policyeditor.engine.cel.composition import compile_variables, evaluate_expression
+from policyeditor.engine.cel.cost import (
+    AUTHZ_CHECK_COST,
+    MATCH_CONDITIONS_BUDGET,
+    PER_CALL_LIMIT,
+    RUNTIME_BUDGET,
+)
+from policyeditor.engine.cel.issues import CelIssue, format_issues
+from policyeditor.engine.cel.library.authz import AuthorizationDecision, Authorizer
+from policyeditor.engine.cel.model import CompileResult, Context, Declarations, EnvType, EvalResult
+from policyeditor.engine.cel.program import Activation, Program, VariableResolver
+from policyeditor.engine.cel.runtime.state import BUDGET_MESSAGE, COST_LIMIT_MESSAGE, CostBudget
+from policyeditor.engine.cel.schema_check import type_check, type_check_warning
 
 __all__ = [
     "AUTHZ_CHECK_COST",

@@ -9,11 +9,9 @@ from typing import Any
 
 from google.protobuf import any_pb2
 
-from ..versions import normalize_version
-from . import ast_pb, cost, features, library_bridge, rewrite, runtime_ast, validators
-from .ast_walk import node_type, walk
-from .environment import Environment, get_environment, split_type_params
-from .issues import (
+from policyeditor.engine.cel import cost, features, library_bridge, validators
+from policyeditor.engine.cel.environment import Environment, get_environment, split_type_params
+from policyeditor.engine.cel.issues import (
     CelIssue,
     line_column_to_offset,
     offset_to_line_column,
@@ -21,9 +19,19 @@ from .issues import (
     snippet_for,
     translate_compile_message,
 )
-from .model import NO_DECLARATIONS, CompileResult, Context, Declarations, EnvType
-from .program import Program
-from .runtime_functions import JSONPATCH_FN, OBJECT_FN
+from policyeditor.engine.cel.model import (
+    NO_DECLARATIONS,
+    CompileResult,
+    Context,
+    Declarations,
+    EnvType,
+)
+from policyeditor.engine.cel.program import Program
+from policyeditor.engine.cel.runtime import lowering as runtime_ast
+from policyeditor.engine.cel.runtime.functions import JSONPATCH_FN, OBJECT_FN
+from policyeditor.engine.cel.syntax import ast_pb, rewrite
+from policyeditor.engine.cel.syntax.walk import node_type, walk
+from policyeditor.engine.versions import normalize_version
 
 _CACHE: OrderedDict[tuple, CompileResult] = OrderedDict()
 _CACHE_SIZE = 4096
@@ -253,7 +261,9 @@ def _compile(
     except Exception as exc:  # noqa: BLE001 - a broken declaration must not escape
         return CompileResult(errors=[CelIssue(f"cannot build the CEL environment: {exc}")])
     rw = rewrite.Rewrite(expression)
-    from .library import formats_decls  # format optionals: see library/formats_decls.py
+    from policyeditor.engine.cel.library import (
+        formats_decls,  # format optionals: see library/formats_decls.py
+    )
 
     for offset in formats_decls.optional_suffix_offsets(expression):
         rw.add(offset, offset, formats_decls.OPTIONAL_SUFFIX)
@@ -283,7 +293,9 @@ def _compile(
     checked = ast_pb.checked_from_bytes(compiled.serialize())
     positions = checked.source_info.positions
     errors = []
-    from .library.typecheck import generic_findings  # list(A) overloads (cel-library)
+    from policyeditor.engine.cel.library.typecheck import (
+        generic_findings,  # list(A) overloads (cel-library)
+    )
 
     for node_id, message in [*validators.validate(checked), *generic_findings(checked)]:
         offset = positions.get(node_id)
@@ -334,7 +346,7 @@ _REGEX_FUNCTIONS = {"find": 0, "findAll": 0}
 
 def _constant_regex_errors(checked: Any) -> list[CelIssue]:
     """cel-go compiles constant regexes of the Kubernetes regex library at program creation."""
-    from . import literals
+    from policyeditor.engine.cel import literals
 
     issues = []
     for node in walk(checked.expr):

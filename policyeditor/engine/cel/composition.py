@@ -5,11 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..versions import DEFAULT_VERSION
-from .compiler import compile_expression
-from .model import NO_DECLARATIONS, CompileResult, Context, Declarations, EnvType
-from .program import Activation, VariableResolver
-from .runtime_state import CostBudget
+from policyeditor.engine.cel.compiler import compile_expression
+from policyeditor.engine.cel.model import (
+    NO_DECLARATIONS,
+    CompileResult,
+    Context,
+    Declarations,
+    EnvType,
+)
+from policyeditor.engine.cel.program import Activation, VariableResolver
+from policyeditor.engine.cel.runtime.state import CostBudget
+from policyeditor.engine.versions import DEFAULT_VERSION
 
 
 def compile_variables(

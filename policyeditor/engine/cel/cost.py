@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-from .ast_walk import children
+from policyeditor.engine.cel.library import cost as library_cost
+from policyeditor.engine.cel.syntax.walk import children
 
 PER_CALL_LIMIT = 1_000_000
 RUNTIME_BUDGET = 10_000_000
@@ -26,15 +26,6 @@ _FREE_CALLS = frozenset({"__k8s_variable", "__k8s_cost", "@not_strictly_false"})
 _LOGIC = frozenset({"_&&_", "_||_"})
 
 
-@functools.cache
-def _library_costs() -> dict[str, int]:
-    try:
-        from .library import cost as library_cost
-    except Exception:  # noqa: BLE001 - the libraries are optional for the core
-        return {}
-    return dict(getattr(library_cost, "STATIC_COSTS", {}))
-
-
 def call_cost(function: str) -> int:
     """Runtime cost of one call of function (sizes unknown: cel-go's minimum)."""
     if function == "__k8s_variable":
@@ -45,7 +36,7 @@ def call_cost(function: str) -> int:
         return 0  # `_+_` on strings or bytes: charged by size when it runs (runtime_concat)
     if function in ("__k8s_object", "__k8s_jsonpatch", "__k8s_jsonpatch_value"):
         return STRUCT_CREATE_COST
-    return _CALL_COSTS.get(function) or _library_costs().get(function, 1)
+    return _CALL_COSTS.get(function) or library_cost.STATIC_COSTS.get(function, 1)
 
 
 def node_cost(expr: Any) -> int:

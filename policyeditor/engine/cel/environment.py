@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import cel_expr_python.cel as cel
-from google.protobuf import descriptor_pool
 
-from . import k8s_types, library_bridge
-from .features import FeatureSet
-from .model import Context, Declarations
-from .runtime_functions import check_only_declarations, helper_extension
+from policyeditor.engine.cel import k8s_types, library_bridge
+from policyeditor.engine.cel.descriptors import shared_pool
+from policyeditor.engine.cel.features import FeatureSet
+from policyeditor.engine.cel.model import Context, Declarations
+from policyeditor.engine.cel.runtime.functions import check_only_declarations, helper_extension
 
 # Names the runtime binds instead of the typed variables: the checker sees the typed
 # declarations, the runtime only plain maps (see runtime_ast.py).
@@ -93,27 +93,6 @@ def _config_yaml(features: FeatureSet) -> str:
     return "\n".join(lines) + "\n"
 
 
-def shared_pool() -> Any:
-    """The descriptor pool of every environment (library types and admission types)."""
-    return _pool()
-
-
-@functools.lru_cache(maxsize=1)
-def _pool() -> Any:
-    # One pool for everything: the libraries' opaque types and our typed admission variables.
-    pool = library_bridge.descriptor_pool() or descriptor_pool.DescriptorPool()
-    for fdp in [
-        *k8s_types.dependency_descriptors(),
-        k8s_types.file_descriptor(),
-        k8s_types.jsonpatch_descriptor(),
-    ]:
-        try:
-            pool.FindFileByName(fdp.name)
-        except KeyError:
-            pool.Add(fdp)
-    return pool
-
-
 def declared_variables(
     context: Context, declarations: Declarations, authorizer: bool
 ) -> dict[str, str]:
@@ -160,7 +139,7 @@ def get_environment(
             # After the config's built-in extensions: names they already declare merge here.
             extensions.append(library_decls.extension())
         env = cel.NewEnv(
-            _pool(),
+            shared_pool(),
             config=config,
             variables={name: cel_type(type_name) for name, type_name in variables.items()},
             functions=functions,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..versions import minor, normalize_version
-from .model import EnvType
+from policyeditor.engine.cel.model import EnvType
+from policyeditor.engine.versions import minor, normalize_version
 
 # First Kubernetes minor that enables each cel-go feature this package implements itself.
 TWO_VAR_COMPREHENSIONS = 32

@@ -150,7 +150,7 @@ def translate_runtime_message(message: str) -> str:
     message = _STATUS_PREFIX.sub("", message.strip())
     regex = re.match(r"^invalid regular expression: (.*)$", message, re.S)
     if regex:
-        from .literals import go_regex_detail
+        from policyeditor.engine.cel.literals import go_regex_detail
 
         return "error parsing regexp: " + go_regex_detail(regex.group(1))
     for pattern, replacement in _RUNTIME_REWRITES:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .issues import CelIssue
+from policyeditor.engine.cel.issues import CelIssue
 
 
 class Context(StrEnum):

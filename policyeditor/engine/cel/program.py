@@ -6,15 +6,16 @@ from typing import Any
 
 import cel_expr_python.cel as cel
 
-from . import ast_pb, runtime_state
-from .activation import Activation
-from .cost import PER_CALL_LIMIT
-from .issues import CelIssue
-from .issues import translate_runtime_message as _translate
-from .model import CompileResult, Context, EvalResult
-from .runtime_functions import holder_name, strip_markers
-from .runtime_state import CostBudget, CostExceeded, EvalState
-from .values import plain_view, sanitize_input, to_engine, to_plain
+from policyeditor.engine.cel.cost import PER_CALL_LIMIT
+from policyeditor.engine.cel.issues import CelIssue
+from policyeditor.engine.cel.issues import translate_runtime_message as _translate
+from policyeditor.engine.cel.model import CompileResult, Context, EvalResult
+from policyeditor.engine.cel.runtime import state as runtime_state
+from policyeditor.engine.cel.runtime.activation import Activation
+from policyeditor.engine.cel.runtime.functions import holder_name, strip_markers
+from policyeditor.engine.cel.runtime.state import CostBudget, CostExceeded, EvalState
+from policyeditor.engine.cel.runtime.values import plain_view, sanitize_input, to_engine, to_plain
+from policyeditor.engine.cel.syntax import ast_pb
 
 # cel-expr-python stops any evaluation after 10,000 comprehension iterations in total (cel-cpp's
 # comprehension_max_iterations, not configurable from Python). Kubernetes has no such cap, so
@@ -266,7 +267,7 @@ class Program:
         # (kept off the hot path: most objects hold no such numbers).
         authorizer_value = request_resource = None
         if with_authorizer:
-            from . import library_bridge
+            from policyeditor.engine.cel import library_bridge
 
             authorizer_value, request_resource = library_bridge.authorizer_values(
                 activation.authorizer, activation.request

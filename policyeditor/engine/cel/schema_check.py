@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..versions import DEFAULT_VERSION
-from .compiler import compile_expression
-from .issues import CelIssue, offset_to_line_column, snippet_for
-from .model import NO_DECLARATIONS, Context, Declarations, EnvType
+from policyeditor.engine.cel.compiler import compile_expression
+from policyeditor.engine.cel.issues import CelIssue, offset_to_line_column, snippet_for
+from policyeditor.engine.cel.model import NO_DECLARATIONS, Context, Declarations, EnvType
+from policyeditor.engine.versions import DEFAULT_VERSION
 
 _COMPARISONS = {"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"}
 _ORDERING = {"_<_", "_<=_", "_>_", "_>=_"}
@@ -34,7 +34,7 @@ class _Schemas:
 
 
 def _load_schemas(version: str) -> _Schemas:
-    from .. import schemas
+    from policyeditor.engine import schemas
 
     return _Schemas(
         version=version,
@@ -185,7 +185,7 @@ class _Walker:
 
 
 def _children(expr: Any):
-    from .ast_walk import children
+    from policyeditor.engine.cel.syntax.walk import children
 
     return children(expr)
 
@@ -242,7 +242,7 @@ def type_check_warning(
     declarations: Declarations = NO_DECLARATIONS,
 ) -> str | None:
     """The expressionWarnings text for one GVK (`apps/v1, Kind=Deployment: ERROR: ...`), or None."""
-    from .. import schemas
+    from policyeditor.engine import schemas
 
     schema = schemas.schema_for(group, api_version, kind, version)
     if schema is None:

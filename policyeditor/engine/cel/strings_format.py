@@ -16,7 +16,8 @@ from typing import Any
 import cel_expr_python.cel as cel
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from .issues import translate_runtime_message
+from policyeditor.engine.cel.descriptors import shared_pool
+from policyeditor.engine.cel.issues import translate_runtime_message
 
 _CLAUSE = re.compile(r"%(?:\.(\d+))?([a-zA-Z%])")
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -32,8 +33,6 @@ def scientific(value: float, precision: int = 6) -> str:
 
 @functools.cache
 def _engine_format() -> Any:
-    from .environment import shared_pool
-
     env = cel.NewEnv(
         shared_pool(),
         config=cel.NewEnvConfigFromYaml("extensions:\n- name: strings\n  version: 2\n"),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import literals
-from .ast_walk import node_type, walk
-from .features import FORBIDDEN_FUNCTIONS
-from .runtime_functions import JSONPATCH_FN, OBJECT_FN
+from policyeditor.engine.cel import literals
+from policyeditor.engine.cel.features import FORBIDDEN_FUNCTIONS
+from policyeditor.engine.cel.runtime.functions import JSONPATCH_FN, OBJECT_FN
+from policyeditor.engine.cel.syntax.walk import node_type, walk
 
 # (node id, message) pairs; the caller maps ids to positions.
 Finding = tuple[int, str]

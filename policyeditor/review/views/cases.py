@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from policyeditor.editor.access import get_draft_for
-from policyeditor.engine.manifests import dump_documents
+from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import bundle, permissions, testcases, workflow
 from policyeditor.review.models import SavedTestCase
 from policyeditor.review.views.common import draft_and_revision, forbidden, perform

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET
 
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.models import Draft, Revision, Status
-from policyeditor.engine.manifests import dump_documents
+from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import comments, permissions, testcases, workflow
 from policyeditor.review.diffs import diff_revisions, document_label
 from policyeditor.review.models import Review, ShareLink

@@ -229,7 +229,7 @@ def test_a_save_with_unreadable_yaml_is_refused(alice_client, replica_draft, htm
     ],
 )
 def test_export_downloads_the_saved_documents_or_a_part(alice_client, replica_draft, part, kinds):
-    from policyeditor.engine.manifests import load_documents
+    from policyeditor.engine.manifests.loading import load_documents
 
     response = alice_client.get(
         reverse("editor:draft_export", args=[replica_draft.pk]), {"part": part}

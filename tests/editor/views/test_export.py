@@ -9,7 +9,7 @@ from django.urls import reverse
 from policyeditor.editor.models import Kind
 from policyeditor.editor.services import create_draft
 from policyeditor.editor.starters import blank_documents, starters
-from policyeditor.engine.manifests import load_documents
+from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.engine.versions import family
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from policyeditor.editor.services import create_draft, save_draft
-from policyeditor.engine.manifests import load_documents
+from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.review import workflow
 from policyeditor.review.models import Action, AuditEvent, Membership, Role, Team
 from tests.review.conftest import policy

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from policyeditor.engine import cel
-from policyeditor.engine.cel import ast_walk
-from policyeditor.engine.cel.runtime_functions import VARIABLE_READY_FN, holder_name
-from policyeditor.engine.cel.values import plain_view
+from policyeditor.engine.cel.runtime.functions import VARIABLE_READY_FN, holder_name
+from policyeditor.engine.cel.runtime.values import plain_view
+from policyeditor.engine.cel.syntax import walk as ast_walk
 
 
 def compiled(variables, *expressions):

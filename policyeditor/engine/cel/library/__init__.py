@@ -35,8 +35,8 @@ so `typecheck.generic_findings(checked)` reports what cel-go's list(A) overloads
 
 from __future__ import annotations
 
-from .errors import STATUS_PREFIX, LibraryError, strip_status
-from .registry import (
+from policyeditor.engine.cel.library.errors import STATUS_PREFIX, LibraryError, strip_status
+from policyeditor.engine.cel.library.registry import (
     LIBRARIES,
     NEW_EXPRESSIONS,
     STORED_EXPRESSIONS,
@@ -48,7 +48,7 @@ from .registry import (
     library,
     required_version,
 )
-from .types import descriptor_pool
+from policyeditor.engine.cel.library.types import descriptor_pool
 
 __all__ = [
     "LIBRARIES",

@@ -8,8 +8,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .errors import LibraryError
-from .types import (
+from policyeditor.engine.cel.library.errors import LibraryError
+from policyeditor.engine.cel.library.types import (
     AuthorizerMessage,
     DecisionMessage,
     GroupCheckMessage,
@@ -138,7 +138,10 @@ def group_check(authorizer: Any, group: str) -> Any:
 
 def service_account(authorizer: Any, namespace: str, name: str) -> Any:
     """Authorizer.serviceAccount(namespace, name): the checks run as that service account."""
-    from .formats import dns1123_label_errors, dns1123_subdomain_errors
+    from policyeditor.engine.cel.library.formats import (
+        dns1123_label_errors,
+        dns1123_subdomain_errors,
+    )
 
     if dns1123_subdomain_errors(name):
         raise LibraryError("Invalid service account name")
@@ -175,7 +178,7 @@ def check_path(check: Any, verb: str) -> Any:
 
 def check_resource(check: Any, verb: str) -> Any:
     """ResourceCheck.check(apiVerb) -> Decision."""
-    from .selectors import parse_field_selector, parse_label_selector
+    from policyeditor.engine.cel.library.selectors import parse_field_selector, parse_label_selector
 
     attributes: dict[str, Any] = {
         "resourceRequest": True,

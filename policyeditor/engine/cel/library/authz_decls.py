@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from . import authz
-from .decls import Spec
-from .types import AUTHORIZER, DECISION, GROUP_CHECK, PATH_CHECK, RESOURCE_CHECK
+from policyeditor.engine.cel.library import authz
+from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.library.types import (
+    AUTHORIZER,
+    DECISION,
+    GROUP_CHECK,
+    PATH_CHECK,
+    RESOURCE_CHECK,
+)
 
 
 def specs(version: int) -> list[Spec]:

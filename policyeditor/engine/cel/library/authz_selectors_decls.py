@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import authz
-from .decls import Spec
-from .types import RESOURCE_CHECK
+from policyeditor.engine.cel.library import authz
+from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.library.types import RESOURCE_CHECK
 
 
 def specs(version: int) -> list[Spec]:

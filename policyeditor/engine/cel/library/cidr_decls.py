@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from . import netip
-from .decls import Spec
-from .ip_decls import addr_of, ip_message
-from .types import CIDR, IP, CIDRMessage
+from policyeditor.engine.cel.library import netip
+from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.library.ip_decls import addr_of, ip_message
+from policyeditor.engine.cel.library.types import CIDR, IP, CIDRMessage
 
 
 def cidr_message(prefix: netip.Prefix) -> object:

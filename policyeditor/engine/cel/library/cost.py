@@ -14,7 +14,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from .formats import FORMATS
+from policyeditor.engine.cel.library.formats import FORMATS
 
 AUTHZ_CHECK_COST = 350_000
 STRING_TRAVERSAL_FACTOR = 0.1

@@ -10,9 +10,9 @@ from typing import Any
 from cel_expr_python import cel
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from .. import runtime_state
-from . import cost
-from .errors import guarded
+from policyeditor.engine.cel.library import cost
+from policyeditor.engine.cel.library.errors import guarded
+from policyeditor.engine.cel.runtime import state as runtime_state
 
 # Rules of cel-expr-python 0.1.3 that shape these declarations (found by experiment):
 # - At runtime overloads are dispatched on value *kinds* (list, map, string, message, ...), not on

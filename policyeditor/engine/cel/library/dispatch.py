@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from .decls import Spec
-from .types import message_class
+from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.library.types import message_class
 
 _SCALAR_KINDS = {
     "int": (int,),

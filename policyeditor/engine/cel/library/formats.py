@@ -8,7 +8,7 @@ import calendar
 import re
 from collections.abc import Callable
 
-from . import urls
+from policyeditor.engine.cel.library import urls
 
 DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 DNS1123_LABEL_MSG = (

@@ -13,9 +13,9 @@ cel-core: before type checking, insert OPTIONAL_SUFFIX at every offset of
 
 from __future__ import annotations
 
-from . import formats
-from .decls import Spec
-from .types import FORMAT, FormatMessage
+from policyeditor.engine.cel.library import formats
+from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.library.types import FORMAT, FormatMessage
 
 OPTIONAL_SUFFIX = '[?""]'
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import netip
-from .decls import Spec
-from .types import IP, IPMessage
+from policyeditor.engine.cel.library import netip
+from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.library.types import IP, IPMessage
 
 
 def ip_message(addr: netip.Addr) -> object:

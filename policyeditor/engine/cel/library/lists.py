@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from .errors import LibraryError
-from .values import cel_equal, cel_less
+from policyeditor.engine.cel.library.errors import LibraryError
+from policyeditor.engine.cel.library.values import cel_equal, cel_less
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

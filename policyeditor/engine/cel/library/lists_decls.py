@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import lists
-from .decls import Spec
-from .types import NEVER
+from policyeditor.engine.cel.library import lists
+from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.library.types import NEVER
 
 COMPARABLE = ("int", "uint", "double", "bool", "duration", "timestamp", "string", "bytes")
 SUMMABLE = ("int", "uint", "double", "duration")

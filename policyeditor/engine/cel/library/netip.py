@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import LibraryError
+from policyeditor.engine.cel.library.errors import LibraryError
 
 
 class NetipError(LibraryError):

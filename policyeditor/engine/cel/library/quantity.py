@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .errors import LibraryError
+from policyeditor.engine.cel.library.errors import LibraryError
 
 SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 ERR_FORMAT = f"quantities must match the regular expression '{SPLIT_RE}'"

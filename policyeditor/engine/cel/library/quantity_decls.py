@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import quantity as q
-from .decls import Spec
-from .types import QUANTITY, QuantityMessage
+from policyeditor.engine.cel.library import quantity as q
+from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.library.types import QUANTITY, QuantityMessage
 
 
 def quantity_message(value: q.Quantity) -> object:

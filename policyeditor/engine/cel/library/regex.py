@@ -6,7 +6,7 @@ import functools
 
 import re2
 
-from .errors import LibraryError
+from policyeditor.engine.cel.library.errors import LibraryError
 
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False  # RE2 would print every bad pattern to stderr

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import regex
-from .decls import Spec
+from policyeditor.engine.cel.library import regex
+from policyeditor.engine.cel.library.decls import Spec
 
 
 def specs(version: int) -> list[Spec]:

@@ -9,8 +9,8 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from .decls import Spec, build_function_decls
-from .dispatch import merge_slots
+from policyeditor.engine.cel.library.decls import Spec, build_function_decls
+from policyeditor.engine.cel.library.dispatch import merge_slots
 
 NEW_EXPRESSIONS = "NewExpressions"
 STORED_EXPRESSIONS = "StoredExpressions"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import semver
-from .decls import Spec
-from .types import SEMVER, SemverMessage
+from policyeditor.engine.cel.library import semver
+from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.library.types import SEMVER, SemverMessage
 
 
 def semver_message(version: semver.Version) -> object:

@@ -33,7 +33,10 @@ def _unifiable(left: Any, right: Any) -> bool:
 
 def generic_findings(checked: Any) -> list[tuple[int, str]]:
     """(node id, cel-go message) for generic library calls whose argument cannot unify."""
-    from ..ast_walk import type_name, walk  # lazy: cel/__init__ imports the libraries
+    from policyeditor.engine.cel.syntax.walk import (  # lazy: cel/__init__ imports the libraries
+        type_name,
+        walk,
+    )
 
     findings = []
     for node in walk(checked.expr):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .errors import LibraryError
+from policyeditor.engine.cel.library.errors import LibraryError
 
 # Go works on bytes; so do we (str is encoded as UTF-8 first), to keep indices and escapes exact.
 _PATH, _PATH_SEGMENT, _HOST, _ZONE, _USER_PASSWORD, _QUERY_COMPONENT, _FRAGMENT = range(7)

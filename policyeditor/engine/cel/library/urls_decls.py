@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from . import urls
-from .decls import Spec
-from .types import URL, URLMessage
+from policyeditor.engine.cel.library import urls
+from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.library.types import URL, URLMessage
 
 
 def make_url(text: str) -> object:

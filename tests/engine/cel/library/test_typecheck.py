@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from policyeditor.engine.cel import ast_pb
 from policyeditor.engine.cel.library import formats_decls, typecheck
+from policyeditor.engine.cel.syntax import ast_pb
 from tests.engine.cel.library.helpers import env_for
 
 LISTS = ("kubernetes.lists",)

@@ -1,0 +1,21 @@
+"""Admission evaluation: requests, matching, params, CEL bindings and the API server's answer."""
+
+from policyeditor.engine.admission.evaluation import (
+    MISSING,
+    AdmissionRequest,
+    EvaluationResult,
+    PolicyOutcome,
+    Step,
+    evaluate,
+    forbidden_message,
+)
+
+__all__ = [
+    "AdmissionRequest",
+    "EvaluationResult",
+    "MISSING",
+    "PolicyOutcome",
+    "Step",
+    "evaluate",
+    "forbidden_message",
+]

@@ -1,0 +1,1 @@
+"""MutatingAdmissionPolicy evaluation: mutations, reinvocation, patch application."""

@@ -1,0 +1,1 @@
+"""The two patch types a mutation produces: JSON Patch and ApplyConfiguration."""

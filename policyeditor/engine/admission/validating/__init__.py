@@ -1,0 +1,1 @@
+"""ValidatingAdmissionPolicy evaluation: plan, validations, actions."""

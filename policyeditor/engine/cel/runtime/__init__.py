@@ -1,0 +1,1 @@
+"""What runs during an evaluation: activations, helper functions, runtime costs and values."""

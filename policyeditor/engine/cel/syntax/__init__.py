@@ -1,0 +1,1 @@
+"""CEL source and AST tooling: the cel.expr protos, walking, a lexer and source rewrites."""

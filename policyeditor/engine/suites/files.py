@@ -1,0 +1,146 @@
+"""Reading the files a test suite names, with errors that say which file and what is wrong."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from policyeditor.engine.errors import InputError
+from policyeditor.engine.manifests import loading as manifests
+from policyeditor.engine.suites.model import SuiteError
+
+ADMISSION_GROUP = "admissionregistration.k8s.io"
+ADMISSION_KINDS = (
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
+    "MutatingAdmissionPolicy",
+    "MutatingAdmissionPolicyBinding",
+)
+POLICY_KINDS = ("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy")
+BINDING_KINDS = ("ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicyBinding")
+
+
+def display(path: Path) -> str:
+    """A path as the user would like to read it: relative to the working directory when inside it."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def load_documents(path: Path, *, what: str = "file") -> list[dict]:
+    """All documents of a YAML/JSON file; SuiteError if it is missing or unreadable."""
+    if not path.exists():
+        raise SuiteError(display(path), f"{what} not found")
+    if path.is_dir():
+        raise SuiteError(display(path), f"{what} is a directory, expected a YAML file")
+    try:
+        return manifests.load_file(path)
+    except InputError as error:
+        raise SuiteError(display(path), _strip_source(str(error), path)) from None
+
+
+def load_object(path: Path, *, what: str = "object") -> dict:
+    """Exactly one object from a file (an object, a param, a golden file...)."""
+    docs = load_documents(path, what=what)
+    if len(docs) != 1:
+        raise SuiteError(display(path), f"expected exactly one {what}, found {len(docs)} documents")
+    return docs[0]
+
+
+def load_mapping_or_empty(path: Path, *, what: str) -> dict:
+    """One mapping from a file; an empty file is an empty mapping."""
+    docs = load_documents(path, what=what)
+    if not docs:
+        return {}
+    if len(docs) != 1:
+        raise SuiteError(display(path), f"expected one {what} mapping, found {len(docs)} documents")
+    return docs[0]
+
+
+def load_list(path: Path, *, what: str) -> list[Any]:
+    """A top-level YAML list (kat authorizer mocks); the manifest loader only takes mappings."""
+    if not path.is_file():
+        raise SuiteError(display(path), f"{what} not found")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SuiteError(display(path), f"cannot read {what}: {error}") from None
+    if not text.strip():
+        return []
+    # Wrap the list in a mapping so the size, depth and alias limits of the manifest loader apply.
+    wrapped = "entries:\n" + textwrap.indent(text, "  ")
+    try:
+        docs = manifests.load_documents(wrapped, source=display(path))
+    except manifests.ManifestError as error:
+        # the wrapper line shifts every line by one: report the line of the user's file
+        line = error.line - 1 if error.line else None
+        where = f"line {line}: " if line else ""
+        raise SuiteError(display(path), f"{where}{error.problem}") from None
+    except InputError as error:
+        raise SuiteError(display(path), _strip_source(str(error), path)) from None
+    entries = docs[0].get("entries") if len(docs) == 1 else None
+    if not isinstance(entries, list):
+        raise SuiteError(display(path), f"{what} must be a YAML list")
+    return entries
+
+
+def read_text(path: Path, *, what: str) -> str:
+    """A small text side file (messages, warnings)."""
+    try:
+        if path.stat().st_size > manifests.MAX_BYTES:
+            raise SuiteError(display(path), f"{what} is larger than {manifests.MAX_BYTES} bytes")
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SuiteError(display(path), f"cannot read {what}: {error}") from None
+
+
+def split_documents(docs: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(policies and bindings, every other object: params, namespaces, ...)."""
+    admission, resources = [], []
+    for doc in docs:
+        if is_admission(doc):
+            admission.append(doc)
+        else:
+            resources.append(doc)
+    return admission, resources
+
+
+def is_admission(doc: dict) -> bool:
+    """True for the four admission policy kinds of admissionregistration.k8s.io."""
+    api_version = doc.get("apiVersion")
+    group = api_version.split("/")[0] if isinstance(api_version, str) else ""
+    return doc.get("kind") in ADMISSION_KINDS and group == ADMISSION_GROUP
+
+
+def name_of(doc: Any) -> str:
+    """metadata.name, or "" when missing."""
+    if not isinstance(doc, dict):
+        return ""
+    metadata = doc.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+def namespace_of(doc: Any) -> str:
+    """metadata.namespace, or "" when missing."""
+    if not isinstance(doc, dict):
+        return ""
+    metadata = doc.get("metadata")
+    namespace = metadata.get("namespace") if isinstance(metadata, dict) else None
+    return namespace if isinstance(namespace, str) else ""
+
+
+def policy_names(documents: list[dict]) -> list[str]:
+    """Names of the policies (not bindings) among the documents, in order."""
+    return [name_of(doc) for doc in documents if doc.get("kind") in POLICY_KINDS]
+
+
+def _strip_source(message: str, path: Path) -> str:
+    """ManifestError already starts with the source; SuiteError adds it again, so drop one."""
+    for prefix in (f"{path}: ", f"{display(path)}: "):
+        if message.startswith(prefix):
+            return message[len(prefix) :]
+    return message

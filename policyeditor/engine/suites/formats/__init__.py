@@ -1,0 +1,1 @@
+"""The test-suite layouts we read: policytest, kat directories and kaptest manifests."""

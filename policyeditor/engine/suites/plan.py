@@ -1,0 +1,178 @@
+"""Which suites lie under some paths, and loading and running one of them.
+
+Discovery under a directory picks up `*.policytest.yaml` files, `kaptest.yaml` (and `*.kaptest.yaml`)
+manifests and kat directories (policy files next to a `tests/` folder). A file given explicitly is
+read by its content: a PolicyTest, else a kaptest manifest (kaptest allows any file name).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from policyeditor.engine.suites.case import run_case
+from policyeditor.engine.suites.files import display, load_documents
+from policyeditor.engine.suites.formats.kaptest import (
+    is_kaptest_name,
+    load_kaptest,
+    looks_like_kaptest,
+)
+from policyeditor.engine.suites.formats.kat import (
+    INPUT_SUFFIXES,
+    TESTS_DIR,
+    is_kat_dir,
+    is_policy_file,
+    load_kat,
+)
+from policyeditor.engine.suites.formats.policytest import (
+    is_policytest,
+    load_policytest,
+    looks_like_policytest,
+)
+from policyeditor.engine.suites.model import CaseResult, SuiteError, TestCase
+
+_SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
+
+
+@dataclass(frozen=True)
+class SuiteUnit:
+    """One suite to load: its loader, its path, and the one kat case asked for (else None)."""
+
+    loader: Any
+    path: Path
+    only: str | None = None
+
+
+def suite_plan(paths: Iterable[str | os.PathLike]) -> list[SuiteUnit | SuiteError]:
+    """The suites under `paths` (each once) and the paths' errors, in the order they are met."""
+    plan: list[SuiteUnit | SuiteError] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            plan.append(SuiteError(display(path), "no such file or directory"))
+            continue
+        found = list(_suites_under(path))
+        if not found:
+            plan.append(
+                SuiteError(
+                    display(path),
+                    "no test suites found (*.policytest.yaml, kaptest.yaml, or a kat directory with tests/)",
+                )
+            )
+        for loader, suite_path, only in found:
+            key = suite_path.resolve()
+            if key in seen and only is None:
+                continue
+            seen.add(key)
+            plan.append(SuiteUnit(loader, suite_path, only))
+    return plan
+
+
+def load_unit(
+    unit: SuiteUnit, *, version: str | None = None
+) -> tuple[list[TestCase], list[SuiteError]]:
+    """A suite's cases, or the error that makes it malformed."""
+    try:
+        loaded = unit.loader(unit.path, default_version=version)
+    except SuiteError as error:
+        return [], [error]
+    except Exception as error:  # a loader bug must not hide the other suites
+        message = f"cannot load suite: {type(error).__name__}: {error}"
+        return [], [SuiteError(display(unit.path), message)]
+    return [c for c in loaded if unit.only is None or c.name == unit.only], []
+
+
+def run_unit(
+    unit: SuiteUnit, *, run_regex: str | None = None, version: str | None = None
+) -> tuple[list[CaseResult], list[SuiteError]]:
+    """Load one suite and run its cases (those `run_regex` matches, when given)."""
+    cases, errors = load_unit(unit, version=version)
+    pattern = re.compile(run_regex) if run_regex else None
+    results = [
+        run_case(case) for case in cases if pattern is None or pattern.search(case.full_name)
+    ]
+    return results, errors
+
+
+def discover(
+    paths: Iterable[str | os.PathLike], *, version: str | None = None
+) -> tuple[list[TestCase], list[SuiteError]]:
+    """Load every suite under `paths` (each loaded once) into cases; malformed suites become errors."""
+    cases: list[TestCase] = []
+    errors: list[SuiteError] = []
+    for item in suite_plan(paths):
+        if isinstance(item, SuiteError):
+            errors.append(item)
+            continue
+        loaded, load_errors = load_unit(item, version=version)
+        cases.extend(loaded)
+        errors.extend(load_errors)
+    return cases, errors
+
+
+def _suites_under(path: Path) -> Iterable[tuple[Any, Path, str | None]]:
+    """(loader, path, only-this-case) for each suite a path names."""
+    if path.is_file():
+        yield _file_suite(path)
+        return
+    if path.name == TESTS_DIR and is_kat_dir(path.parent):
+        yield load_kat, path.parent, None
+        return
+    for root, dirs, files in os.walk(path):
+        dirs[:] = sorted(
+            d for d in dirs if d not in _SKIP_DIRS and (not d.startswith(".") or d == ".kaptest")
+        )
+        here = Path(root)
+        if is_kat_dir(here):
+            yield load_kat, here, None
+            dirs[:] = [d for d in dirs if d != TESTS_DIR]
+        for name in sorted(files):
+            file = here / name
+            if is_policytest(file):
+                yield load_policytest, file, None
+            elif is_kaptest_name(file):
+                yield load_kaptest, file, None
+
+
+def _file_suite(path: Path) -> tuple[Any, Path, str | None]:
+    if is_policytest(path):
+        return load_policytest, path, None
+    if path.parent.name == TESTS_DIR and is_kat_dir(path.parent.parent):
+        return load_kat, path.parent.parent, _kat_base(path)
+    if is_policy_file(path) and is_kat_dir(path.parent):
+        return load_kat, path.parent, None
+    try:
+        docs = load_documents(path, what="test suite")
+    except SuiteError:
+        return load_kaptest, path, None  # the kaptest loader reports the same read error
+    if len(docs) == 1 and looks_like_policytest(docs[0]):
+        return load_policytest, path, None
+    if len(docs) == 1 and looks_like_kaptest(docs[0]):
+        return load_kaptest, path, None
+    kinds = [str(d["kind"]) for d in docs if isinstance(d.get("kind"), str) and "apiVersion" in d]
+    if kinds:
+        return _not_a_suite(f"holds {', '.join(kinds)}, not a test suite"), path, None
+    return load_kaptest, path, None  # kaptest accepts any name: its checks say what is missing
+
+
+def _not_a_suite(message: str) -> Any:
+    """A loader that refuses the file: Kubernetes objects given where a suite was expected."""
+    return functools.partial(_refuse, message=message)  # a partial pickles, for the worker pool
+
+
+def _refuse(path: Path, *, message: str, **_: Any) -> list[TestCase]:
+    hint = "(expected a PolicyTest, a kaptest manifest, or a kat directory with tests/)"
+    raise SuiteError(display(path), f"{message} {hint}")
+
+
+def _kat_base(path: Path) -> str | None:
+    for suffix in INPUT_SUFFIXES:
+        if path.name.endswith(suffix):
+            return path.name[: -len(suffix)]
+    return None

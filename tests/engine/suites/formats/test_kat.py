@@ -1,0 +1,206 @@
+"""Loading kat directories: file names decide the case, its policy, its inputs and expectations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from policyeditor.engine.suites.formats.kat import is_kat_dir, is_policy_file, load_kat
+from policyeditor.engine.suites.model import UNSET, SuiteError
+from tests.vectors import DATA
+
+PASSING = DATA / "suites" / "passing" / "kat"
+FAILING = DATA / "suites" / "failing" / "kat-mismatches"
+
+POLICY = """apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: {name}
+spec:
+  validations:
+  - expression: "true"
+"""
+OBJECT = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n"
+
+
+def _cases(directory: Path) -> dict:
+    return {case.name: case for case in load_kat(directory)}
+
+
+def _suite(tmp_path: Path, files: dict[str, str], policies: tuple[str, ...] = ("p",)) -> Path:
+    (tmp_path / "policies.yaml").write_text("---\n".join(POLICY.format(name=n) for n in policies))
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    for name, text in files.items():
+        (tests / name).write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("policy.yaml", True),
+        ("policies.yml", True),
+        ("binding.yaml", True),
+        ("team.policy.yaml", True),
+        ("team.bindings.yaml", True),
+        ("kustomization.yaml", False),
+        ("policy.json", False),
+        ("mypolicy.yaml", False),
+    ],
+)
+def test_policy_file_names_follow_kat(name, expected):
+    assert is_policy_file(Path(name)) is expected
+
+
+def test_a_kat_directory_needs_policy_files_and_a_tests_folder(tmp_path):
+    assert is_kat_dir(PASSING / "replica-limit")
+    assert not is_kat_dir(PASSING)
+    (tmp_path / "tests").mkdir()
+    assert not is_kat_dir(tmp_path)
+
+
+def test_files_sharing_a_base_name_merge_into_one_update_case():
+    case = _cases(PASSING / "replica-limit")["replica-limit.scale-up-too-fast.deny"]
+    assert case.operation == "UPDATE"
+    assert case.object["spec"]["replicas"] == 5
+    assert case.old_object["spec"]["replicas"] == 2
+    assert case.params["data"] == {"maxReplicas": "5"}
+    assert case.expect.allowed is False
+    assert case.expect.message_exact == "replicas may grow by at most 2 at a time"
+
+
+def test_an_old_object_alone_is_a_delete():
+    case = _cases(PASSING / "replica-limit")["replica-limit.delete-is-not-checked.skip"]
+    assert case.operation == "DELETE"
+    assert case.expect.result == "skip"
+
+
+def test_request_file_carries_connect_and_request_fields():
+    case = _cases(PASSING / "pod-exec")["pod-exec.dev-execs-into-app.deny"]
+    assert case.operation == "CONNECT"
+    assert case.request["subResource"] == "exec"
+    assert case.request["resource"] == {"group": "", "version": "v1", "resource": "pods"}
+    assert case.user_info["groups"] == ["system:authenticated"]
+    assert case.object["kind"] == "PodExecOptions"
+
+
+def test_namespace_object_file_and_all_in_one_request():
+    cases = _cases(PASSING / "namespace-owner")
+    assert cases["namespace-owner.prod-without-owner.deny"].namespace_object["metadata"][
+        "labels"
+    ] == {"env": "prod"}
+    all_in_one = cases["namespace-owner.dev-all-in-one.allow"]
+    assert all_in_one.namespace_object["metadata"]["name"] == "sandbox"
+    assert all_in_one.request == {"namespace": "sandbox"}
+    assert all_in_one.params is UNSET
+
+
+def test_warnings_and_annotations_side_files():
+    cases = _cases(PASSING / "require-app-label")
+    warn = cases["require-app-label.unlabelled.warn"]
+    assert warn.expect.warnings == ["every workload needs an app label"]
+    assert warn.expect.warnings_exact
+    audit = cases["require-app-label.unlabelled.audit"]
+    assert audit.expect.audit_annotations == {"replicas": "replicas: 3"}
+    assert audit.expect.audit_annotations_subset
+    assert cases["require-app-label.labelled.allow"].expect.warnings == []
+
+
+def test_authorizer_file_is_a_list_of_mocks():
+    case = _cases(PASSING / "critical-workloads")["critical-workloads.refused.deny"]
+    assert case.authorizer[0]["decision"] == "deny"
+    assert case.authorizer[1]["decision"] == "allow"
+
+
+def test_golden_file_sets_the_expected_object_and_its_absence_forbids_mutation():
+    cases = _cases(PASSING / "configmap-defaults")
+    plain = cases["configmap-defaults.plain"]
+    assert plain.expect.object["metadata"]["labels"]["managed-by"] == "policyeditor"
+    assert plain.expect.allowed is True  # a mutating case without an expect token is allowed
+    assert cases["configmap-defaults.opted-out"].expect.forbid_mutation
+
+
+def test_conflicting_and_orphan_files_are_case_errors():
+    cases = _cases(FAILING)
+    assert (
+        "conflict: object defined in multiple files" in cases["replica-limit.conflict.deny"].error
+    )
+    assert (
+        "no .object.yaml, .oldObject.yaml or .request.yaml"
+        in cases["replica-limit.orphan.deny"].error
+    )
+
+
+def test_the_policy_is_chosen_by_the_longest_matching_prefix(tmp_path):
+    suite = _suite(
+        tmp_path, {"ab.c.allow.object.yaml": OBJECT, "a.b.allow.object.yaml": OBJECT}, ("a", "ab")
+    )
+    cases = _cases(suite)
+    assert cases["ab.c.allow"].policy == "ab"
+    assert cases["a.b.allow"].policy == "a"
+
+
+def test_a_single_policy_needs_no_prefix(tmp_path):
+    cases = _cases(_suite(tmp_path, {"anything.allow.object.yaml": OBJECT}))
+    assert cases["anything.allow"].policy == "p"
+
+
+def test_several_policies_without_a_matching_prefix_is_a_case_error(tmp_path):
+    cases = _cases(_suite(tmp_path, {"other.x.allow.object.yaml": OBJECT}, ("a", "b")))
+    assert "must start with a policy name" in cases["other.x.allow"].error
+
+
+def test_explicit_operation_that_contradicts_the_files_is_a_case_error(tmp_path):
+    files = {"p.x.allow.object.yaml": OBJECT, "p.x.allow.request.yaml": "operation: DELETE\n"}
+    cases = _cases(_suite(tmp_path, files))
+    assert "operation DELETE conflicts" in cases["p.x.allow"].error
+
+
+def test_unknown_request_field_is_a_case_error(tmp_path):
+    files = {"p.x.allow.request.yaml": "operation: CREATE\nobjekt: {}\n"}
+    cases = _cases(_suite(tmp_path, files))
+    assert 'unknown field "objekt"' in cases["p.x.allow"].error
+
+
+def test_bad_authorizer_decision_is_a_case_error(tmp_path):
+    files = {
+        "p.x.allow.object.yaml": OBJECT,
+        "p.x.allow.authorizer.yaml": "- {verb: get, decision: maybe}\n",
+    }
+    cases = _cases(_suite(tmp_path, files))
+    assert "decision: Unsupported value: 'maybe'" in cases["p.x.allow"].error
+
+
+def test_broken_yaml_in_a_test_file_names_the_file_and_line(tmp_path):
+    files = {"p.x.allow.object.yaml": "a: [1, 2\n"}
+    cases = _cases(_suite(tmp_path, files))
+    assert "p.x.allow.object.yaml" in cases["p.x.allow"].error
+    assert "line" in cases["p.x.allow"].error
+
+
+def test_a_directory_without_policies_is_a_suite_error(tmp_path):
+    (tmp_path / "policy.yaml").write_text(OBJECT)
+    (tmp_path / "tests").mkdir()
+    with pytest.raises(SuiteError, match="other objects than policies"):
+        load_kat(tmp_path)
+
+
+def test_an_empty_tests_folder_is_a_suite_error(tmp_path):
+    (tmp_path / "policy.yaml").write_text(POLICY.format(name="p"))
+    (tmp_path / "tests").mkdir()
+    with pytest.raises(SuiteError, match="no test files"):
+        load_kat(tmp_path)
+
+
+def test_broken_authorizer_yaml_reports_the_line_of_the_file(tmp_path):
+    files = {
+        "p.x.allow.object.yaml": OBJECT,
+        "p.x.allow.authorizer.yaml": "- verb: get\n  decision: : x\n",
+    }
+    cases = _cases(_suite(tmp_path, files))
+    assert (
+        "p.x.allow.authorizer.yaml: line 2: mapping values are not allowed"
+        in cases["p.x.allow"].error
+    )
