@@ -8,6 +8,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from policyeditor.engine.apimachinery.validation import is_dns1123_label, is_dns1123_subdomain
 from policyeditor.engine.cel.library.errors import LibraryError
 from policyeditor.engine.cel.library.types import (
     AuthorizerMessage,
@@ -138,14 +139,9 @@ def group_check(authorizer: Any, group: str) -> Any:
 
 def service_account(authorizer: Any, namespace: str, name: str) -> Any:
     """Authorizer.serviceAccount(namespace, name): the checks run as that service account."""
-    from policyeditor.engine.cel.library.formats import (
-        dns1123_label_errors,
-        dns1123_subdomain_errors,
-    )
-
-    if dns1123_subdomain_errors(name):
+    if is_dns1123_subdomain(name):
         raise LibraryError("Invalid service account name")
-    if dns1123_label_errors(namespace):
+    if is_dns1123_label(namespace):
         raise LibraryError("Invalid service account namespace")
     result = AuthorizerMessage()
     result.CopyFrom(authorizer)

@@ -1,20 +1,17 @@
-"""apimachinery's field errors and name/label validators, with Kubernetes' exact wording."""
+"""apimachinery's field paths and field.Error constructors, with Kubernetes' exact wording."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from policyeditor.engine.cel.library.formats import byte_len
-from policyeditor.engine.cel.library.formats import dns1035_label_errors as is_dns1035_label
-from policyeditor.engine.cel.library.formats import dns1123_subdomain_errors as is_dns1123_subdomain
-from policyeditor.engine.cel.library.formats import label_value_errors as is_valid_label_value
-from policyeditor.engine.cel.library.formats import qualified_name_errors as is_qualified_name
+from policyeditor.engine.apimachinery.validation import (
+    byte_len,
+    is_dns1123_subdomain,
+    is_qualified_name,
+    is_valid_label_value,
+)
 from policyeditor.engine.errors import FieldError
-
-# The apimachinery name validators (IsDNS1123Subdomain, ...) are the ones the CEL format library uses:
-# one implementation, with Go's byte lengths and messages.
-__all__ = ["is_dns1035_label", "is_dns1123_subdomain", "is_qualified_name", "is_valid_label_value"]
 
 # ---------------------------------------------------------------- field.Error constructors
 
