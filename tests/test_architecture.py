@@ -189,3 +189,42 @@ def test_no_import_failure_turns_a_part_off():
                 ):
                     offenders.append(f"{module}:{handler.lineno}")
     assert offenders == [], offenders
+
+
+# The engine's layers, each allowed to import only those listed (and the base, and itself).
+ENGINE_BASE = {"errors", "versions", "isolation", "apimachinery", "manifests"}
+ENGINE_LAYERS = {
+    "schemas": set(),
+    "cel": {"schemas"},
+    "defaulting": {"schemas"},
+    "validation": {"cel", "schemas", "defaulting"},
+    "admission": {"cel", "schemas", "defaulting"},
+    "suites": {"admission", "validation", "cel", "schemas", "defaulting"},
+}
+
+
+def _engine_part(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["policyeditor", "engine"] else None
+
+
+def test_engine_packages_import_only_the_layers_below_them():
+    offenders = []
+    for module, targets in _edges().items():
+        part = _engine_part(module)
+        if part is None:
+            continue
+        allowed = ENGINE_BASE | {part} | ENGINE_LAYERS.get(part, set())
+        if part in ENGINE_BASE:
+            allowed = ENGINE_BASE
+        offenders += [
+            f"{module} imports {target}"
+            for target in targets
+            if _engine_part(target) is not None and _engine_part(target) not in allowed
+        ]
+    assert sorted(offenders) == []
+
+
+def test_every_engine_package_has_its_place_in_the_layers():
+    packages = {p.name for p in ENGINE.iterdir() if (p / "__init__.py").exists()}
+    assert packages <= ENGINE_BASE | set(ENGINE_LAYERS)
