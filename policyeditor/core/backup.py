@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from django.core.management.color import no_style
 from django.core.serializers.base import DeserializationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, IntegrityError, connections, transaction
-from django.db.models import Model
+from django.db.models import Model, QuerySet
 
 BACKUP_FORMAT = "policyeditor-backup"
 FORMAT_VERSION = 1
@@ -61,21 +62,42 @@ def sorted_models() -> list[type[Model]]:
     return [model for model in ordered if model._meta.managed and not model._meta.proxy]
 
 
-def _rows(model: type[Model]) -> Iterable[Model]:
+def _rows(model: type[Model]) -> QuerySet:
     # _base_manager: no custom manager may hide rows from a backup.
-    return model._base_manager.order_by("pk").iterator(chunk_size=500)
+    return model._base_manager.order_by("pk")
 
 
-def collect() -> dict[str, Any]:
-    """The whole backup as a JSON-ready dict."""
+@contextmanager
+def _snapshot(using: str) -> Iterator[None]:
+    """One read transaction, so every table is read as of one instant while others write.
+
+    PostgreSQL: REPEATABLE READ fixes the snapshot at the first query. SQLite in WAL mode (see
+    settings): a transaction's first read fixes what it sees until it ends. Without it, rows
+    written between two tables' reads point at rows the backup does not hold.
+    """
+    connection = connections[using]
+    outermost = not connection.in_atomic_block
+    with transaction.atomic(using=using):
+        if outermost and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
+
+
+def collect(using: str = DEFAULT_DB_ALIAS) -> dict[str, Any]:
+    """The whole backup as a JSON-ready dict, read from one consistent snapshot."""
     objects: list[dict] = []
     counts: dict[str, int] = {}
-    for model in sorted_models():
-        rows = serializers.serialize(
-            "python", _rows(model), use_natural_foreign_keys=True, use_natural_primary_keys=False
-        )
-        counts[label(model)] = len(rows)
-        objects.extend(rows)
+    with _snapshot(using):
+        for model in sorted_models():
+            rows = serializers.serialize(
+                "python",
+                _rows(model).using(using).iterator(chunk_size=500),
+                use_natural_foreign_keys=True,
+                use_natural_primary_keys=False,
+            )
+            counts[label(model)] = len(rows)
+            objects.extend(rows)
     return {
         "format": BACKUP_FORMAT,
         "version": FORMAT_VERSION,
@@ -141,6 +163,58 @@ def parse(text: str | bytes) -> dict[str, Any]:
         if model not in known:
             raise BackupError(f"object {index + 1}: {model!r} is not a model this backup holds")
     return data
+
+
+def verify(data: dict[str, Any]) -> None:
+    """BackupError unless the counts match the rows and every reference resolves in the file.
+
+    References to models the backup does not hold (content types, permissions: `migrate`
+    recreates them) are not checked; everything else must point at a row of the file.
+    """
+    actual: dict[str, int] = {}
+    for item in data["objects"]:
+        actual[item["model"]] = actual.get(item["model"], 0) + 1
+    stated = {name: count for name, count in data.get("counts", {}).items() if count}
+    if stated != actual:
+        raise BackupError(f"the counts do not match the rows: stated {stated}, found {actual}")
+    models = {label(model): model for model in sorted_models()}
+    present = _row_keys(data["objects"], models)
+    for index, item in enumerate(data["objects"]):
+        model = models[item["model"]]
+        for field in [*model._meta.concrete_fields, *model._meta.many_to_many]:
+            if not field.is_relation or field.name not in item["fields"]:
+                continue
+            target = label(field.related_model)
+            if target not in models:
+                continue
+            value = item["fields"][field.name]
+            for reference in value if field.many_to_many else [value]:
+                if reference is not None and _key(reference) not in present[target]:
+                    raise BackupError(
+                        f"object {index + 1} ({item['model']} {item.get('pk')}): {field.name} "
+                        f"points at {target} {reference!r}, which the backup does not hold"
+                    )
+
+
+def _key(reference: Any) -> Any:
+    # Natural keys are serialized as lists; primary keys as they are.
+    return tuple(reference) if isinstance(reference, list) else reference
+
+
+def _row_keys(objects: list[dict], models: dict[str, type[Model]]) -> dict[str, set]:
+    """Per model, the primary keys and natural keys of the rows the file holds."""
+    present: dict[str, set] = {name: set() for name in models}
+    for item in objects:
+        model = models[item["model"]]
+        present[item["model"]].add(item.get("pk"))
+        if hasattr(model, "natural_key"):
+            local = {
+                f.attname: item["fields"][f.name]
+                for f in model._meta.concrete_fields
+                if f.name in item["fields"] and not f.is_relation
+            }
+            present[item["model"]].add(tuple(model(**local).natural_key()))
+    return present
 
 
 def existing_rows(using: str = DEFAULT_DB_ALIAS) -> dict[str, int]:

@@ -24,13 +24,22 @@ class Command(BaseCommand):
 
     def handle(self, *args, output: str | None = None, **options) -> None:
         data = backup.collect()
+        try:
+            backup.verify(data)
+        except backup.BackupError as exc:
+            raise CommandError(f"the backup is not usable, nothing was written: {exc}") from exc
         if not output or output == "-":
             self.stdout.write(backup.dumps(data), ending="")
             return
         try:
             backup.write_file(output, data)
+            # Read back what was written: success is reported only for a file that restores.
+            with open(output, encoding="utf-8") as handle:
+                backup.verify(backup.parse(handle.read()))
         except OSError as exc:
             raise CommandError(f"cannot write {output}: {exc.strerror or exc}") from exc
+        except backup.BackupError as exc:
+            raise CommandError(f"the backup written to {output} is not usable: {exc}") from exc
         total = sum(data["counts"].values())
         summary = ", ".join(f"{n} {name}" for name, n in data["counts"].items() if n)
         self.stderr.write(f"Backed up {total} rows to {output} ({summary or 'empty database'}).")
