@@ -90,7 +90,9 @@ def run_match_conditions(
     steps: list[Step],
     compiled: tuple[tuple[str, str, acel.Compiled], ...] | None = None,
 ) -> tuple[str, str]:
-    """Evaluate matchConditions (KUBERNETES.md 10.3): ("match"|"skip"|"error", why/error text)."""
+    """Evaluate matchConditions: ("match"|"skip"|"error", why/error text)."""
+    # As kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/
+    # matchconditions/matcher.go, matcher.Match: any false skips, else an error decides.
     # compiled: compile_match_conditions(conditions, ...) when the caller has it already.
     if compiled is None:
         compiled = compile_match_conditions(

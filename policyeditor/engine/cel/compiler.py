@@ -330,8 +330,8 @@ def _compile(
         message = translate_compile_message(str(exc))
         return CompileResult(errors=[CelIssue(f"program instantiation failed: {message}")])
     estimated = cost.estimate(checked.expr)
-    # Kubernetes does not reject or warn about VAP/MAP expressions by estimate (KUBERNETES.md
-    # 8.7, 13): the runtime limits stop them. The estimate is only reported.
+    # Kubernetes does not reject or warn about VAP/MAP expressions by estimate (validation.go
+    # has no cost check, unlike CRD rules): the runtime limits stop them. Only reported.
     warnings: list[str] = []
     return CompileResult(
         program=Program(program_expr, env, runtime, expression, checked=checked, rewrite=rw),

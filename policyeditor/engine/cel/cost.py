@@ -1,4 +1,9 @@
-"""Cost of expressions in cel-go's model (KUBERNETES.md 13): static estimates and per-node costs."""
+"""Cost of expressions in cel-go's model: static estimates and per-node costs.
+
+Static estimates follow google/cel-go checker/cost.go (coster), runtime costs
+interpreter/runtimecost.go (CostTracker); the limits are kubernetes/kubernetes
+staging/src/k8s.io/apiserver/pkg/apis/cel/config.go (PerCallLimit, RuntimeCELCostBudget).
+"""
 
 from __future__ import annotations
 

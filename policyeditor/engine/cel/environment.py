@@ -96,7 +96,10 @@ def _config_yaml(features: FeatureSet) -> str:
 def declared_variables(
     context: Context, declarations: Declarations, authorizer: bool
 ) -> dict[str, str]:
-    """The variables Kubernetes declares in context (KUBERNETES.md 8.7, 11.1), name -> type."""
+    """The variables Kubernetes declares in context, name -> type."""
+    # kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/compile.go,
+    # createEnvForOpts: params iff paramKind, authorizer except in messageExpression, variables
+    # iff the policy has any (never in match conditions).
     variables = {
         "object": "dyn",
         "oldObject": "dyn",

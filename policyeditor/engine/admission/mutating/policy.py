@@ -1,4 +1,8 @@
-"""MutatingAdmissionPolicy evaluation (KUBERNETES.md 14): invocations, mutations, reinvocation.
+"""MutatingAdmissionPolicy evaluation: invocations, mutations, reinvocation.
+
+Follows kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/
+mutating/dispatcher.go, dispatcher.dispatchInvocations and dispatcher.dispatchOne, with
+reinvocationcontext.go.
 
 Each matching (policy, binding, param) is an invocation; its mutations run in order against the
 current object (JSONPatch: evanphx v4 + strict decoding; ApplyConfiguration: structured merge),

@@ -1,4 +1,7 @@
-"""ValidatingAdmissionPolicy evaluation (KUBERNETES.md 10): every step recorded in a PolicyOutcome.
+"""ValidatingAdmissionPolicy evaluation: every step recorded in a PolicyOutcome.
+
+Follows kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/
+validating/validator.go, validator.Validate, and dispatcher.go.
 
 Per matching (policy, binding, param): matchConditions, validations (one shared activation and
 budget), messageExpressions (second pass, leftover budget), auditAnnotations (third pass, fresh

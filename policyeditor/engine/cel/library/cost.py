@@ -1,4 +1,7 @@
-"""Runtime cost of Kubernetes library calls (apiserver library/cost.go, KUBERNETES.md 13).
+"""Runtime cost of Kubernetes library calls.
+
+Follows kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/cel/library/cost.go,
+CostEstimator.CallCost (runtime) and CostEstimator.EstimateCallCost (static).
 
 cel-core owns the cost model; `call_cost(function, args)` gives what one call of a library
 function costs for its actual argument values (None: not a library function, use cel-go's

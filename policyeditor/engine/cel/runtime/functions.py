@@ -13,7 +13,9 @@ import cel_expr_python.cel as cel
 from policyeditor.engine.cel.runtime import state as runtime_state
 
 # Hidden key that carries an `Object.x.y{...}` construction's type name through CEL until the
-# enclosing construction checks it against the field path (KUBERNETES.md 14.3).
+# enclosing construction checks it against the field path (kubernetes/kubernetes
+# staging/src/k8s.io/apiserver/pkg/cel/mutation/dynamic/objects.go,
+# ObjectVal.CheckTypeNamesMatchFieldPathNames).
 TYPE_KEY = "@policyeditor/construction-type"
 
 VARIABLE_FN = "__k8s_variable"

@@ -1,4 +1,4 @@
-"""ValidatingAdmissionPolicy evaluation as kube-apiserver answers it (KUBERNETES.md 10)."""
+"""ValidatingAdmissionPolicy evaluation as kube-apiserver answers it (validating/validator.go)."""
 
 from __future__ import annotations
 
