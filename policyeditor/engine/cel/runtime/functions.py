@@ -10,7 +10,7 @@ from typing import Any
 
 import cel_expr_python.cel as cel
 
-from policyeditor.engine.cel.runtime import state as runtime_state
+from policyeditor.engine.cel.runtime.state import CURRENT, CostExceeded, current
 
 # Hidden key that carries an `Object.x.y{...}` construction's type name through CEL until the
 # enclosing construction checks it against the field path (kubernetes/kubernetes
@@ -34,11 +34,11 @@ GO_ZERO_TIME_FN = "__k8s_go_zero_time"
 FORMAT_FN = "__k8s_format"
 
 _JSONPATCH_FIELDS = ("op", "path", "from", "value")
-_CURRENT = runtime_state.CURRENT
+_CURRENT = CURRENT
 
 
 def _variable(name: str) -> Any:
-    state = runtime_state.current()
+    state = current()
     if state is None or state.resolver is None:
         raise ValueError(f"no such attribute(s): variables.{name}")
     return state.resolver.resolve(name, state)
@@ -151,7 +151,7 @@ def _cost(amount: int, condition: bool) -> bool:
             return condition
         try:
             state.charge(amount)
-        except runtime_state.CostExceeded:
+        except CostExceeded:
             # Stop every loop at once; the evaluator reports the limit instead of the result.
             return False
     return condition
