@@ -2,7 +2,7 @@
 
 # Nothing here imports Django: these functions run in engine worker processes (see
 # policyeditor.engine.isolation) and take and return picklable values. Saved cases run as the
-# very bundle export writes (policy.yaml plus a *.policytest.yaml) through `engine.testing.run`, so
+# very bundle export writes (policy.yaml plus a *.policytest.yaml) through `engine.suites.run`, so
 # the editor, the review page and `policyeditor test` cannot disagree.
 
 from __future__ import annotations

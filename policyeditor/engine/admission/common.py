@@ -28,7 +28,7 @@ class EvalContext:
     # Set when the request's namespace cannot be found: the dispatcher's GET fails the whole
     # request with NotFound as soon as a (policy, binding) matches, whatever the failurePolicy.
     namespace_error: str = ""
-    # Per-policy plans (validating_plan.plan_for), shared by the requests of one document set.
+    # Per-policy plans (validating.plan.plan_for), shared by the requests of one document set.
     plans: dict = field(default_factory=dict)
 
 

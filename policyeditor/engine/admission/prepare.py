@@ -37,7 +37,7 @@ class Prepared:
     map_pairs: Pairs
     vap_pairs: Pairs
     notes: tuple[str, ...]
-    # The policies' plans (validating_plan.plan_for), filled in as requests need them.
+    # The policies' plans (validating.plan.plan_for), filled in as requests need them.
     plans: dict = field(default_factory=dict, compare=False)
 
 

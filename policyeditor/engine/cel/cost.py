@@ -38,7 +38,7 @@ def call_cost(function: str) -> int:
     if function in _FREE_CALLS:
         return 0
     if function == "__k8s_add":
-        return 0  # `_+_` on strings or bytes: charged by size when it runs (runtime_concat)
+        return 0  # `_+_` on strings or bytes: charged by size when it runs (runtime.concat)
     if function in ("__k8s_object", "__k8s_jsonpatch", "__k8s_jsonpatch_value"):
         return STRUCT_CREATE_COST
     return _CALL_COSTS.get(function) or library_cost.STATIC_COSTS.get(function, 1)

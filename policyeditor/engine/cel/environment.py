@@ -16,7 +16,7 @@ from policyeditor.engine.cel.model import Context, Declarations
 from policyeditor.engine.cel.runtime.functions import check_only_declarations, helper_extension
 
 # Names the runtime binds instead of the typed variables: the checker sees the typed
-# declarations, the runtime only plain maps (see runtime_ast.py).
+# declarations, the runtime only plain maps (see runtime/lowering.py).
 MAP_ALIASES = {"request": "request__map", "namespaceObject": "namespaceObject__map"}
 
 _LOCK = threading.Lock()
@@ -113,7 +113,7 @@ def declared_variables(
             declared = declarations.variable_type(index)
             # cel-expr-python cannot declare an optional-typed variable (its optional_type is
             # not the checker's): such variables are dyn here and indexed back into optionals
-            # at runtime (runtime_ast.py).
+            # at runtime (runtime/lowering.py).
             if declared.startswith("optional_type("):
                 declared = "dyn"
             variables[f"variables.{name}"] = declared

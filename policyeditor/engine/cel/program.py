@@ -1,4 +1,4 @@
-"""Compiled programs and lazy composited variables (activations: activation.py)."""
+"""Compiled programs and lazy composited variables (activations: runtime/activation.py)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class VariableResolver:
         self._values: dict[str, tuple[bool, Any]] = {}
         self._plain: dict[str, tuple[bool, Any]] = {}  # `values`, converted once per name
         # One list per variable, bound in this resolver's engine activations and filled with
-        # the value when it is resolved, before any read of it (runtime_ast._hold_variables).
+        # the value when it is resolved, before any read of it (runtime.lowering._hold_variables).
         self._holder_of: dict[str, list] = {}  # variable name -> its holder
         self.holders: dict[str, list] = {}  # activation name -> holder
         for name in compiled:

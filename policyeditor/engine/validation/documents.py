@@ -1,11 +1,11 @@
 """API-server validation of VAP, VAPB, MAP and MAPB documents for a chosen Kubernetes version.
 
 The steps follow kube-apiserver's create/update path: the API version must be served by the
-chosen version; the body is strictly decoded (`validation_schema`: wrong types stop here, as a
+chosen version; the body is strictly decoded (`validation.schema`: wrong types stop here, as a
 failed decode does, unknown fields are reported like strict field validation does); defaults
 are applied (`defaulting`, skipped with default=False as the conformance vectors and the Go unit
-tests do); then validation.go's rules run (`validation_policy`, `validation_rules`) including
-CEL compilation of every expression in its own context (`validation_cel`). With `old`, update
+tests do); then validation.go's rules run (`validation.policy`, `validation.rules`) including
+CEL compilation of every expression in its own context (`validation.cel`). With `old`, update
 validation applies: StoredExpressions for unchanged expressions, and match conditions skipped
 when neither paramKind nor matchConditions changed.
 

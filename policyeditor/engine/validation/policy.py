@@ -2,7 +2,7 @@
 
 Rule by rule as kubernetes/kubernetes pkg/apis/admissionregistration/validation/validation.go,
 validateValidatingAdmissionPolicySpec does. Input specs are already strictly decoded
-(validation_schema): every present field has its schema type, absent and null fields are missing.
+(validation.schema): every present field has its schema type, absent and null fields are missing.
 """
 
 from __future__ import annotations

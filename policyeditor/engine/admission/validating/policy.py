@@ -39,7 +39,7 @@ from policyeditor.engine.admission.validating.actions import (
 )
 from policyeditor.engine.admission.validating.plan import ValidationPlan, make_plan, plan_for
 
-# Part of this module's interface (admission.py and the CLI read them from here).
+# Part of this module's interface (admission/evaluation.py and the CLI read them from here).
 __all__ = [
     "KIND",
     "VALIDATION_FAILURE_KEY",

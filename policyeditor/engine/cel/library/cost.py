@@ -183,7 +183,7 @@ _DYNAMIC: dict[str, Callable[[Sequence[Any]], int]] = {
 
 
 # Charged by their Python implementations when they run (decls._implementation). indexOf and
-# lastIndexOf are also strings-extension built-ins: runtime_library_cost charges every overload.
+# lastIndexOf are also strings-extension built-ins: cel.runtime.library_cost charges every overload.
 RUNTIME_CHARGED = frozenset(_DYNAMIC).union({"ip"}) - {"indexOf", "lastIndexOf"}
 
 

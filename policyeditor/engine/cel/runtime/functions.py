@@ -25,10 +25,10 @@ JSONPATCH_FN = "__k8s_jsonpatch"  # type checking: returns the JSONPatch type
 JSONPATCH_RUNTIME_FN = "__k8s_jsonpatch_value"  # what runs: returns the plain map
 MAP_INSERT_FN = "__k8s_map_insert"
 COST_FN = "__k8s_cost"
-ADD_FN = "__k8s_add"  # a `_+_` charged by size, only while costs are computed (runtime_concat)
+ADD_FN = "__k8s_add"  # a `_+_` charged by size, only while costs are computed (runtime.concat)
 ADD_COST_FN = "__k8s_add_cost"
 STRING_TRAVERSAL_FACTOR = 0.1  # cel-go common.StringTraversalCostFactor
-SIZED_COST_FN = "__k8s_sized_cost"  # strings-extension calls charged by size (runtime_library_cost)
+SIZED_COST_FN = "__k8s_sized_cost"  # strings-extension calls charged by size (runtime.library_cost)
 TRAVERSAL_COST_FN = "__k8s_traversal_cost"
 GO_ZERO_TIME_FN = "__k8s_go_zero_time"
 FORMAT_FN = "__k8s_format"
@@ -45,7 +45,7 @@ def _variable(name: str) -> Any:
 
 
 def _variable_ready(name: str) -> bool:
-    # Resolving fills the variable's holder (runtime_ast._hold_variables reads it next).
+    # Resolving fills the variable's holder (lowering._hold_variables reads it next).
     state = _CURRENT.get()
     if state is None or state.resolver is None:
         raise ValueError(f"no such attribute(s): variables.{name}")
