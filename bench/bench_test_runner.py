@@ -3,7 +3,7 @@
 The suite (policy, binding and PolicyTest files of 1,000 inline Deployments each, under the 3 MiB
 input limit, some allowed, some denied) is written to a temporary directory. Startup: `policyeditor test` in a subprocess on
 a one-case suite (interpreter start, imports, discovery, one case, report). Throughput: the full
-suite run in-process (`testing.run`), cases per second, side by side with benchmark 1's full
+suite run in-process (`suites.run`), cases per second, side by side with benchmark 1's full
 `evaluate` of the same policy and object, as `policyeditor test` runs it by default (`-j auto`: a
 worker process per CPU for suites this big) and in one process (`-j 1`, printed beside it). Peak
 memory: the full suite in a subprocess, the maximum resident set size of the runner and of its
@@ -91,8 +91,8 @@ def _subprocess(path: Path) -> tuple[float, str, tuple[int, int]]:
 
 def run() -> list[Goal]:
     """Measure and print benchmark 4."""
-    from policyeditor.engine.suites import pool as testing_pool
-    from policyeditor.engine.suites import runner as testing
+    from policyeditor.engine import suites
+    from policyeditor.engine.suites import pool
 
     with tempfile.TemporaryDirectory(prefix="policyeditor-bench-suite-") as tmp:
         small = write_suite(Path(tmp) / "small", 1)
@@ -103,15 +103,15 @@ def run() -> list[Goal]:
         timings = {}
         for jobs in (1, None, 1, None):  # alternated: drift hits both alike; the best of two
             start = time.perf_counter()
-            report = testing.run([big], jobs=jobs)
+            report = suites.run([big], jobs=jobs)
             elapsed = time.perf_counter() - start
             timings[jobs] = min(timings.get(jobs, elapsed), elapsed)
             failed = [r for r in report.results if not r.passed] + list(report.errors)
             assert len(report.results) == CASES and not failed, failed[:3]
         rate, serial_rate = CASES / timings[None], CASES / timings[1]
         evaluate_rate = 1 / per_call(ours(), repeat=200, rounds=3)
-        workers = testing_pool.auto_jobs(
-            [u for u in testing.suite_plan([big]) if isinstance(u, testing.SuiteUnit)]
+        workers = pool.auto_jobs(
+            [u for u in suites.suite_plan([big]) if isinstance(u, suites.SuiteUnit)]
         )
         print(
             f"in-process, -j auto ({workers} workers): {CASES} cases in {timings[None]:.2f} s = "

@@ -179,7 +179,7 @@ def _version(args: argparse.Namespace) -> str:
 
 
 def _load(path: str) -> list[dict]:
-    from policyeditor.engine.manifests import loading as manifests
+    from policyeditor.engine import manifests
 
     return manifests.load_file(path)
 
@@ -198,7 +198,7 @@ def _load_one(path: str | None, what: str) -> dict | None:
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Validate every document of every file; one line (or record) per error."""
-    from policyeditor.engine.validation import documents as validation
+    from policyeditor.engine import validation
 
     version = _version(args)
     loaded = [(path, _load(path)) for path in args.files]  # all input errors before any output
@@ -291,8 +291,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise InputError(
             "no ValidatingAdmissionPolicy or MutatingAdmissionPolicy in the files given"
         )
-    from policyeditor.engine.admission import evaluation as admission
-    from policyeditor.engine.validation import documents as validation
+    from policyeditor.engine import admission, validation
 
     problems = validation.validate_documents(documents, version=version)
     if problems:
@@ -351,7 +350,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import os
     import re
 
-    from policyeditor.engine.suites import runner as testing
+    from policyeditor.engine import suites
 
     version = _version(args) if args.k8s_version else None
     missing = [p for p in args.paths if not os.path.exists(p)]
@@ -362,7 +361,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             re.compile(args.run)
         except re.error as error:
             raise InputError(f"-run: invalid regular expression {args.run!r}: {error}") from None
-    report = testing.run(args.paths, run_regex=args.run, version=version, jobs=args.jobs)
+    report = suites.run(args.paths, run_regex=args.run, version=version, jobs=args.jobs)
     if args.output == "json":
         dump(report.to_dict(), "json", out)
     else:

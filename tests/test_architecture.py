@@ -228,3 +228,33 @@ def test_engine_packages_import_only_the_layers_below_them():
 def test_every_engine_package_has_its_place_in_the_layers():
     packages = {p.name for p in ENGINE.iterdir() if (p / "__init__.py").exists()}
     assert packages <= ENGINE_BASE | set(ENGINE_LAYERS)
+
+
+# Reference notes kept outside the repository; a citation of them explains nothing to a reader.
+_OUTSIDE_NOTES = tuple(f"{name}.md".encode() for name in ("KUBERNETES", "DESIGN"))
+
+
+def _mentions_of_outside_notes(root: Path) -> list[str]:
+    found = []
+    files = [path for path in root.iterdir() if path.is_file()]
+    for folder in ("policyeditor", "tests", "bench", "docs"):
+        files.extend(path for path in (root / folder).rglob("*") if path.is_file())
+    for path in sorted(files):
+        if "__pycache__" in path.parts:
+            continue
+        text = path.read_bytes()
+        found.extend(
+            f"{path.relative_to(root)}: {note.decode()}" for note in _OUTSIDE_NOTES if note in text
+        )
+    return found
+
+
+def test_no_file_cites_reference_notes_that_are_not_in_the_repository():
+    assert _mentions_of_outside_notes(PACKAGE.parent) == []
+
+
+def test_the_citation_check_finds_a_mention_in_a_docs_file(tmp_path):
+    for folder in ("policyeditor", "tests", "bench", "docs"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "docs" / "notes.md").write_bytes(b"see " + _OUTSIDE_NOTES[0] + b" 10.4\n")
+    assert _mentions_of_outside_notes(tmp_path) == [f"docs/notes.md: {_OUTSIDE_NOTES[0].decode()}"]

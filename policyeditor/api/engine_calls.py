@@ -61,7 +61,7 @@ def _located(documents: list[dict], index: int, error: FieldError) -> dict[str, 
 
 def validate_bundle(documents: list[dict], version: str) -> dict[str, Any]:
     """API-server validation (with CEL compilation) of every document, plus warnings."""
-    from policyeditor.engine.validation import documents as validation
+    from policyeditor.engine import validation
 
     try:
         errors = validation.validate_documents(documents, version=version)
@@ -92,7 +92,7 @@ def _authorizer(entries: list[dict] | None):
 
 def evaluate_bundle(payload: dict[str, Any]) -> dict[str, Any]:
     """Build the admission request and evaluate the documents against it."""
-    from policyeditor.engine.admission import evaluation as admission
+    from policyeditor.engine import admission
 
     version = payload["kubernetesVersion"]
     try:

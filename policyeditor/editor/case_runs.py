@@ -2,7 +2,7 @@
 
 # Nothing here imports Django: these functions run in engine worker processes (see
 # policyeditor.engine.isolation) and take and return picklable values. Saved cases run as the
-# very bundle export writes (policy.yaml plus a *.policytest.yaml) through `engine.testing.run`, so
+# very bundle export writes (policy.yaml plus a *.policytest.yaml) through `engine.suites.run`, so
 # the editor, the review page and `policyeditor test` cannot disagree.
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ def try_form(documents: list[dict], inputs: live.TryInputs, version: str) -> liv
 
 def run_suite_files(files: dict[str, str]) -> list[dict[str, Any]]:
     """Write the bundle's files to a temporary directory and run them; one dict per case."""
-    from policyeditor.engine.suites import runner as testing
+    from policyeditor.engine import suites
 
     with tempfile.TemporaryDirectory(prefix="policyeditor-editor-tests-") as tmp:
         for filename, text in files.items():
             # Only plain names: the bundle is built by us, but a path must never leave `tmp`.
             (Path(tmp) / Path(filename).name).write_text(text, encoding="utf-8")
-        report = testing.run([tmp])
+        report = suites.run([tmp])
     runs = [
         {
             "name": result.case.name,

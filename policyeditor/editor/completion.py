@@ -7,7 +7,8 @@ import re
 from policyeditor.engine import schemas
 from policyeditor.engine.versions import DEFAULT_VERSION
 
-# The variables each expression field declares (KUBERNETES.md: CEL variables per field).
+# The variables each expression field declares (kubernetes/kubernetes
+# staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/compile.go, createEnvForOpts).
 ROOTS = {
     "object": "the object from the request (null for DELETE)",
     "oldObject": "the existing object (null for CREATE)",

@@ -22,7 +22,9 @@ DEFAULT_VERSION = KUBERNETES_VERSIONS[-1]
 VALIDATING_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
 MUTATING_KINDS = ("MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding")
 
-# First minor version in which each API version of each kind family is served (KUBERNETES.md 1).
+# First minor version in which each API version of each kind family is served (kubernetes/
+# kubernetes staging/src/k8s.io/api/admissionregistration/*/zz_generated.prerelease-lifecycle.go,
+# APILifecycleIntroduced).
 # VAP v1alpha1 and v1beta1 are still listed by the docs as served (behind runtime-config) in 1.30+;
 # their removal targets (1.32 / 1.34) are targets, so we keep serving them across our range.
 _API_VERSIONS: dict[str, tuple[tuple[str, int, int | None], ...]] = {

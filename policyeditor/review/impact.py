@@ -153,7 +153,7 @@ def evaluate_object(
     documents: list[dict], obj: dict, operation: str, *, version: str, namespace: dict | None
 ) -> Outcome:
     """One object through admission; engine failures become an `error` outcome."""
-    from policyeditor.engine.admission import evaluation as admission
+    from policyeditor.engine import admission
 
     try:
         if operation == "CREATE":

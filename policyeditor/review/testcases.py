@@ -1,7 +1,7 @@
 """Saved test cases of a draft: store, run per revision through the `policyeditor test` runner, compare.
 
 A run writes the revision and its cases as the very bundle that export produces (policy.yaml plus a
-`*.policytest.yaml`) and runs it with `engine.testing.run`, so the web and the CLI cannot disagree.
+`*.policytest.yaml`) and runs it with `engine.suites.run`, so the web and the CLI cannot disagree.
 Results are cached by content (documents, version, cases).
 """
 

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 
 from policyeditor.api.examples import DEPLOYMENT, POLICY
+from policyeditor.engine import suites
 from policyeditor.engine.manifests.loading import dump_documents
-from policyeditor.engine.suites import runner as testing
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.files import BINDING_KINDS
 from policyeditor.engine.suites.model import UNSET
@@ -18,7 +18,7 @@ from tests.vectors import TESTS
 pytestmark = pytest.mark.django_db
 
 EVALUATE = "/api/v1/evaluate"
-CASES, _ERRORS = testing.discover([TESTS / "data" / "suites" / "passing"])
+CASES, _ERRORS = suites.discover([TESTS / "data" / "suites" / "passing"])
 
 MAP = {
     "apiVersion": "admissionregistration.k8s.io/v1beta1",

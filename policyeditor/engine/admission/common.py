@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from policyeditor.engine.admission import cel_bindings as acel
+from policyeditor.engine.admission import cel_bindings
 from policyeditor.engine.admission.matching import NamespaceSource
 from policyeditor.engine.admission.params import MISSING
 from policyeditor.engine.admission.request import AdmissionRequest
@@ -28,7 +28,7 @@ class EvalContext:
     # Set when the request's namespace cannot be found: the dispatcher's GET fails the whole
     # request with NotFound as soon as a (policy, binding) matches, whatever the failurePolicy.
     namespace_error: str = ""
-    # Per-policy plans (validating_plan.plan_for), shared by the requests of one document set.
+    # Per-policy plans (validating.plan.plan_for), shared by the requests of one document set.
     plans: dict = field(default_factory=dict)
 
 
@@ -65,14 +65,14 @@ def aggregate(errors: list[str]) -> str:
 
 def compile_match_conditions(
     conditions: list, version: str, *, has_params: bool, mutating: bool
-) -> tuple[tuple[str, str, acel.Compiled], ...]:
+) -> tuple[tuple[str, str, cel_bindings.Compiled], ...]:
     """(name, expression, compiled) of each matchCondition (a malformed entry counts as {})."""
     compiled = []
     for condition in conditions:
         condition = condition if isinstance(condition, dict) else {}
         name = str(condition.get("name") or "")
         expression = str(condition.get("expression") or "")
-        program = acel.compile_one(
+        program = cel_bindings.compile_one(
             expression.strip(), "matchCondition", version, has_params=has_params, mutating=mutating
         )
         compiled.append((name, expression, program))
@@ -81,16 +81,18 @@ def compile_match_conditions(
 
 def run_match_conditions(
     conditions: list[dict],
-    bindings: acel.Bindings,
+    bindings: cel_bindings.Bindings,
     version: str,
     *,
     has_params: bool,
     mutating: bool,
     failure_policy: str,
     steps: list[Step],
-    compiled: tuple[tuple[str, str, acel.Compiled], ...] | None = None,
+    compiled: tuple[tuple[str, str, cel_bindings.Compiled], ...] | None = None,
 ) -> tuple[str, str]:
-    """Evaluate matchConditions (KUBERNETES.md 10.3): ("match"|"skip"|"error", why/error text)."""
+    """Evaluate matchConditions: ("match"|"skip"|"error", why/error text)."""
+    # As kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/
+    # matchconditions/matcher.go, matcher.Match: any false skips, else an error decides.
     # compiled: compile_match_conditions(conditions, ...) when the caller has it already.
     if compiled is None:
         compiled = compile_match_conditions(
@@ -100,7 +102,7 @@ def run_match_conditions(
         return "match", ""
     # Match conditions see no variables, and namespaceObject as null: the CEL layer binds null
     # for match-condition programs that read it, so the others share the validations' activation.
-    evaluator = acel.Evaluator(bindings, None, acel.MATCH_CONDITIONS_BUDGET)
+    evaluator = cel_bindings.Evaluator(bindings, None, cel_bindings.MATCH_CONDITIONS_BUDGET)
     errors: list[str] = []
     false_name = ""
     for index, (name, expression, program) in enumerate(compiled):
@@ -109,7 +111,7 @@ def run_match_conditions(
         ok, value, cost = evaluator.run(program)
         step.cost = cost
         if not ok:
-            if value == acel.BUDGET_MESSAGE:
+            if value == cel_bindings.BUDGET_MESSAGE:
                 step.status, step.error = "error", value
                 return ("skip", value) if failure_policy == "Ignore" else ("error", value)
             step.status, step.error = "error", str(value)
@@ -133,7 +135,9 @@ def run_match_conditions(
     return "match", ""
 
 
-def record_variables(outcome: PolicyOutcome, variables: acel.VariableSet, evaluators: list) -> None:
+def record_variables(
+    outcome: PolicyOutcome, variables: cel_bindings.VariableSet, evaluators: list
+) -> None:
     """Show each variable once: its value from the first pass that computed it; ends the passes."""
     seen: dict[str, tuple[bool, Any]] = {}
     for evaluator in evaluators:

@@ -1,7 +1,7 @@
 """Param objects for a (policy, binding): paramKind + paramRef resolved against cluster objects.
 
-Mirrors CollectParams in kubernetes/apiserver pkg/admission/plugin/policy/generic (KUBERNETES.md
-10.2): name or selector lookup, namespace rules for namespaced/cluster-scoped param kinds,
+Mirrors kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/generic/
+policy_dispatcher.go, CollectParams: name or selector lookup, namespace rules for namespaced/cluster-scoped param kinds,
 parameterNotFoundAction, and configuration errors with the API server's wording.
 """
 

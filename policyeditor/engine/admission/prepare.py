@@ -37,7 +37,7 @@ class Prepared:
     map_pairs: Pairs
     vap_pairs: Pairs
     notes: tuple[str, ...]
-    # The policies' plans (validating_plan.plan_for), filled in as requests need them.
+    # The policies' plans (validating.plan.plan_for), filled in as requests need them.
     plans: dict = field(default_factory=dict, compare=False)
 
 
@@ -60,7 +60,7 @@ def _default_match_resources(criteria: Any) -> Any:
 
 
 def defaulted(doc: dict) -> dict:
-    """The API server's defaulting of the four kinds (KUBERNETES.md 7), on a copy."""
+    """The API server's defaulting of the four kinds (admissionregistration defaults.go), on a copy."""
     # Only the defaulted paths are copied (the rest is shared, never written to).
     doc = dict(doc)
     spec = doc.get("spec")

@@ -27,7 +27,7 @@ from policyeditor.engine.cel.model import (
     EnvType,
 )
 from policyeditor.engine.cel.program import Program
-from policyeditor.engine.cel.runtime import lowering as runtime_ast
+from policyeditor.engine.cel.runtime import lowering
 from policyeditor.engine.cel.runtime.functions import JSONPATCH_FN, OBJECT_FN
 from policyeditor.engine.cel.syntax import ast_pb, rewrite
 from policyeditor.engine.cel.syntax.walk import node_type, walk
@@ -322,7 +322,7 @@ def _compile(
         for index, name in enumerate(declarations.variables)
         if declarations.variable_type(index).startswith("optional_type(")
     )
-    runtime = runtime_ast.prepare(checked, optional_variables)
+    runtime = lowering.prepare(checked, optional_variables)
     runtime.unwrap_optional = unwrap_optional
     try:
         program_expr = env.env.deserialize(ast_pb.checked_to_bytes(runtime.checked))
@@ -330,8 +330,8 @@ def _compile(
         message = translate_compile_message(str(exc))
         return CompileResult(errors=[CelIssue(f"program instantiation failed: {message}")])
     estimated = cost.estimate(checked.expr)
-    # Kubernetes does not reject or warn about VAP/MAP expressions by estimate (KUBERNETES.md
-    # 8.7, 13): the runtime limits stop them. The estimate is only reported.
+    # Kubernetes does not reject or warn about VAP/MAP expressions by estimate (validation.go
+    # has no cost check, unlike CRD rules): the runtime limits stop them. Only reported.
     warnings: list[str] = []
     return CompileResult(
         program=Program(program_expr, env, runtime, expression, checked=checked, rewrite=rw),

@@ -1,4 +1,9 @@
-"""Composited variables (KUBERNETES.md 10.4) and the one-shot evaluate_expression for the CLI."""
+"""Composited variables and the one-shot evaluate_expression for the CLI.
+
+Variables follow kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/
+composition.go: CompositedCompiler.CompileAndStoreVariable types `variables.<name>`, and
+variableAccessor.Callback evaluates each lazily, once per activation.
+"""
 
 from __future__ import annotations
 
@@ -60,7 +65,8 @@ def compile_variables(
 
 
 def _declarable(type_text: str) -> str:
-    # Kubernetes keeps list/map/scalar types and makes everything else dyn (KUBERNETES.md 10.4).
+    # Kubernetes keeps list/map/scalar types and makes everything else dyn (composition.go,
+    # convertCelTypeToDeclType).
     if type_text.startswith(("Object", "JSONPatch", "list(JSONPatch", "list(Object")):
         return "dyn"
     if "*error*" in type_text or type_text.startswith("type("):

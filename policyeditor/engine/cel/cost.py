@@ -1,4 +1,9 @@
-"""Cost of expressions in cel-go's model (KUBERNETES.md 13): static estimates and per-node costs."""
+"""Cost of expressions in cel-go's model: static estimates and per-node costs.
+
+Static estimates follow google/cel-go checker/cost.go (coster), runtime costs
+interpreter/runtimecost.go (CostTracker); the limits are kubernetes/kubernetes
+staging/src/k8s.io/apiserver/pkg/apis/cel/config.go (PerCallLimit, RuntimeCELCostBudget).
+"""
 
 from __future__ import annotations
 
@@ -33,7 +38,7 @@ def call_cost(function: str) -> int:
     if function in _FREE_CALLS:
         return 0
     if function == "__k8s_add":
-        return 0  # `_+_` on strings or bytes: charged by size when it runs (runtime_concat)
+        return 0  # `_+_` on strings or bytes: charged by size when it runs (runtime.concat)
     if function in ("__k8s_object", "__k8s_jsonpatch", "__k8s_jsonpatch_value"):
         return STRUCT_CREATE_COST
     return _CALL_COSTS.get(function) or library_cost.STATIC_COSTS.get(function, 1)

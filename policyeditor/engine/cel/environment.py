@@ -16,7 +16,7 @@ from policyeditor.engine.cel.model import Context, Declarations
 from policyeditor.engine.cel.runtime.functions import check_only_declarations, helper_extension
 
 # Names the runtime binds instead of the typed variables: the checker sees the typed
-# declarations, the runtime only plain maps (see runtime_ast.py).
+# declarations, the runtime only plain maps (see runtime/lowering.py).
 MAP_ALIASES = {"request": "request__map", "namespaceObject": "namespaceObject__map"}
 
 _LOCK = threading.Lock()
@@ -96,7 +96,10 @@ def _config_yaml(features: FeatureSet) -> str:
 def declared_variables(
     context: Context, declarations: Declarations, authorizer: bool
 ) -> dict[str, str]:
-    """The variables Kubernetes declares in context (KUBERNETES.md 8.7, 11.1), name -> type."""
+    """The variables Kubernetes declares in context, name -> type."""
+    # kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/compile.go,
+    # createEnvForOpts: params iff paramKind, authorizer except in messageExpression, variables
+    # iff the policy has any (never in match conditions).
     variables = {
         "object": "dyn",
         "oldObject": "dyn",
@@ -110,7 +113,7 @@ def declared_variables(
             declared = declarations.variable_type(index)
             # cel-expr-python cannot declare an optional-typed variable (its optional_type is
             # not the checker's): such variables are dyn here and indexed back into optionals
-            # at runtime (runtime_ast.py).
+            # at runtime (runtime/lowering.py).
             if declared.startswith("optional_type("):
                 declared = "dyn"
             variables[f"variables.{name}"] = declared

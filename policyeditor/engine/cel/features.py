@@ -1,4 +1,9 @@
-"""Which CEL libraries and options each Kubernetes version enables (KUBERNETES.md 11.4)."""
+"""Which CEL libraries and options each Kubernetes version enables.
+
+Follows kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/cel/environment/base.go,
+baseOptsWithoutStrictCost: NewExpressions get the options introduced up to the compatibility
+version, StoredExpressions get all of them.
+"""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from google.protobuf import descriptor_pb2, struct_pb2, timestamp_pb2
 
 # These messages exist only so that the type checker knows the fields (and reports
 # `undefined field 'x'` like the API server). At runtime the checked AST is rewritten so that the
-# variables are plain maps (see runtime_ast.py), so no message instance is ever built.
+# variables are plain maps (see runtime/lowering.py), so no message instance is ever built.
 
 _F = descriptor_pb2.FieldDescriptorProto
 _SCALARS = {

@@ -10,7 +10,11 @@ from policyeditor.engine.cel.issues import CelIssue
 
 
 class Context(StrEnum):
-    """Which expression field is compiled: decides the declared variables (KUBERNETES.md 8.7)."""
+    """Which expression field is compiled: decides the declared variables."""
+
+    # Each field compiles with its own OptionalVariableDeclarations (kubernetes/kubernetes
+    # pkg/apis/admissionregistration/validation/validation.go, validateMatchConditions,
+    # validateValidation, validateVariable, validateMutation).
 
     MATCH_CONDITION = "matchCondition"
     VALIDATION = "validation"

@@ -1,4 +1,4 @@
-"""Compiled programs and lazy composited variables (activations: activation.py)."""
+"""Compiled programs and lazy composited variables (activations: runtime/activation.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from policyeditor.engine.cel.cost import PER_CALL_LIMIT
 from policyeditor.engine.cel.issues import CelIssue
 from policyeditor.engine.cel.issues import translate_runtime_message as _translate
 from policyeditor.engine.cel.model import CompileResult, Context, EvalResult
-from policyeditor.engine.cel.runtime import state as runtime_state
 from policyeditor.engine.cel.runtime.activation import Activation
 from policyeditor.engine.cel.runtime.functions import holder_name, strip_markers
-from policyeditor.engine.cel.runtime.state import CostBudget, CostExceeded, EvalState
+from policyeditor.engine.cel.runtime.state import CURRENT, CostBudget, CostExceeded, EvalState
 from policyeditor.engine.cel.runtime.values import plain_view, sanitize_input, to_engine, to_plain
 from policyeditor.engine.cel.syntax import ast_pb
 
@@ -37,7 +36,7 @@ class VariableResolver:
         self._values: dict[str, tuple[bool, Any]] = {}
         self._plain: dict[str, tuple[bool, Any]] = {}  # `values`, converted once per name
         # One list per variable, bound in this resolver's engine activations and filled with
-        # the value when it is resolved, before any read of it (runtime_ast._hold_variables).
+        # the value when it is resolved, before any read of it (runtime.lowering._hold_variables).
         self._holder_of: dict[str, list] = {}  # variable name -> its holder
         self.holders: dict[str, list] = {}  # activation name -> holder
         for name in compiled:
@@ -305,14 +304,14 @@ class Program:
         if resolver is not None and resolver.activation is None:
             resolver.activation = activation
         state = EvalState(limit, budget, resolver)
-        token = runtime_state.CURRENT.set(state) if self._needs_state else None
+        token = CURRENT.set(state) if self._needs_state else None
         try:
             ok, value = self.run(activation, state)
         except Exception as exc:  # noqa: BLE001 - never let an engine or library bug escape
             ok, value = False, f"internal error while evaluating: {exc}"
         finally:
             if token is not None:
-                runtime_state.CURRENT.reset(token)
+                CURRENT.reset(token)
         if budget is not None:
             budget.charge(state.cost)
         return ok, value, state.cost

@@ -1,4 +1,5 @@
-"""Schema-aware type checking (KUBERNETES.md 10.9): the warnings Kubernetes writes to
+"""Schema-aware type checking (kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/
+plugin/policy/validating/typechecking.go, TypeChecker.Check): the warnings Kubernetes writes to
 `status.typeChecking.expressionWarnings`, found by walking the checked AST with the OpenAPI schema
 of the target kind (admission itself stays schemaless; these never block anything)."""
 

@@ -1,4 +1,10 @@
-"""Checks cel-go runs after type checking that cel-expr-python does not (KUBERNETES.md 11.2)."""
+"""Checks cel-go runs after type checking that cel-expr-python does not.
+
+Kubernetes turns them on from 1.29 (kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/cel/
+environment/base.go, baseOptsWithoutStrictCost: cel.ASTValidators); they are google/cel-go
+cel/validator.go, ValidateDurationLiterals, ValidateTimestampLiterals, ValidateRegexLiterals and
+ValidateHomogeneousAggregateLiterals.
+"""
 
 from __future__ import annotations
 

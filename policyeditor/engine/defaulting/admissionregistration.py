@@ -1,4 +1,8 @@
-"""The API server's defaulting of the four admission policy kinds (KUBERNETES.md 7).
+"""The API server's defaulting of the four admission policy kinds.
+
+Follows kubernetes/kubernetes pkg/apis/admissionregistration/{v1,v1beta1,v1alpha1}/defaults.go:
+SetDefaults_ValidatingAdmissionPolicySpec, SetDefaults_MatchResources, SetDefaults_Rule and
+(v1alpha1 only) SetDefaults_ParamRef.
 
 Defaulting runs on the decoded object before validation: MatchResources gets
 matchPolicy Equivalent and empty namespace/object selectors, every rule scope "*", policies

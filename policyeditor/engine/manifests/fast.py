@@ -1,6 +1,6 @@
 """The fast path of YAML loading: libyaml composes, we check the limits on its node graph.
 
-`fast_load(text)` returns the documents `manifests_yaml.load_yaml` would return, or None when it
+`fast_load(text)` returns the documents `compose.load_yaml` would return, or None when it
 cannot vouch for the input; the caller then runs the exact path, which gives the same values or
 the same error (message, document, line and column). None is the answer for any error, any limit
 reached or any doubt, so the fast path never has to reproduce an error: it only has to accept
@@ -12,7 +12,7 @@ so an input is abandoned at MAX_NODES nodes or MAX_DEPTH levels instead of being
 A text without `*` has no alias, and those counts are the whole check. With aliases, libyaml
 shares one node between an anchor and its aliases (a DAG, or a cycle for an alias inside its
 own anchor), so expanded sizes are computed once per node, in document order, as the exact
-composer counts them. Positions (manifests_positions) and every error message stay with the
+composer counts them. Positions (manifests.positions) and every error message stay with the
 exact path.
 """
 

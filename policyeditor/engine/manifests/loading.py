@@ -1,10 +1,10 @@
 """Safe loading and dumping of YAML/JSON manifests, with the limits an API server would apply.
 
 Public API: load_documents, load_file, dump_documents, ManifestError and the MAX_* limits.
-YAML goes through manifests_fast (libyaml's composer, limits checked on its node graph) and,
-for anything it cannot vouch for, manifests_yaml (limited composer, plain-value constructor);
+YAML goes through manifests.fast (libyaml's composer, limits checked on its node graph) and,
+for anything it cannot vouch for, manifests.compose (limited composer, plain-value constructor);
 JSON input goes through the json module first, because YAML 1.1 mishandles some JSON
-(surrogate-pair escapes); dumping lives in manifests_dump.
+(surrogate-pair escapes); dumping lives in manifests.dump.
 """
 
 from __future__ import annotations

@@ -25,10 +25,9 @@ def run_case(case: TestCase) -> CaseResult:
 
 
 def _evaluate_case(case: TestCase) -> CaseResult:
-    from policyeditor.engine import versions
+    from policyeditor.engine import validation, versions
     from policyeditor.engine.admission.authorizer import MockAuthorizer, parse_entries
     from policyeditor.engine.errors import InputError
-    from policyeditor.engine.validation import documents as validation
 
     try:
         version = versions.normalize_version(case.version)
@@ -42,7 +41,7 @@ def _evaluate_case(case: TestCase) -> CaseResult:
         return CaseResult(
             case=case, passed=False, failures=["the policies are not valid:", *problems]
         )
-    from policyeditor.engine.admission import evaluation as admission
+    from policyeditor.engine import admission
 
     documents = _cel_only(case.documents, case.policy) if case.cel_only else case.documents
     if case.layout == "policytest" and case.binding is None:

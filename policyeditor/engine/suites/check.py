@@ -14,7 +14,7 @@ import difflib
 import json
 from typing import Any
 
-from policyeditor.engine.manifests import loading as manifests
+from policyeditor.engine import manifests
 from policyeditor.engine.suites.model import UNSET, Expectation
 
 _SERVER_ANNOTATION_PREFIX = "validation.policy.admission.k8s.io/"

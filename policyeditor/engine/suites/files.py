@@ -7,8 +7,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from policyeditor.engine import manifests
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests import loading as manifests
 from policyeditor.engine.suites.model import SuiteError
 
 ADMISSION_GROUP = "admissionregistration.k8s.io"

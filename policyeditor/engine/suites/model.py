@@ -41,7 +41,7 @@ class SuiteError(Exception):
         super().__init__(f"{source}: {message}")
 
     def __reduce__(self) -> tuple[type[SuiteError], tuple[str, str]]:
-        # Pickled by its two fields (a worker of testing_pool sends it back), not by its text.
+        # Pickled by its two fields (a worker of suites.pool sends it back), not by its text.
         return SuiteError, (self.source, self.message)
 
 

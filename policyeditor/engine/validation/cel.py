@@ -4,7 +4,9 @@ Mirrors plugincel's CompileCELExpression as validation.go uses it: a compile fai
 `Invalid value: "<expr>": compilation failed: <cel-go issues>`, a wrong result type is
 `Invalid value: "<expr>": must evaluate to <type> but got <type>`. On update, an expression
 string already present in the old object compiles in the StoredExpressions environment
-(KUBERNETES.md 8.7), keeping validation.go's own choice of which old set each field consults.
+(validation.go, findValidatingPolicyPreexistingExpressions and
+findMutatingPolicyPreexistingExpressions), keeping validation.go's own choice of which old set
+each field consults.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """API-server validation of VAP, VAPB, MAP and MAPB documents for a chosen Kubernetes version.
 
 The steps follow kube-apiserver's create/update path: the API version must be served by the
-chosen version; the body is strictly decoded (`validation_schema`: wrong types stop here, as a
+chosen version; the body is strictly decoded (`validation.schema`: wrong types stop here, as a
 failed decode does, unknown fields are reported like strict field validation does); defaults
 are applied (`defaulting`, skipped with default=False as the conformance vectors and the Go unit
-tests do); then validation.go's rules run (`validation_policy`, `validation_rules`) including
-CEL compilation of every expression in its own context (`validation_cel`). With `old`, update
+tests do); then validation.go's rules run (`validation.policy`, `validation.rules`) including
+CEL compilation of every expression in its own context (`validation.cel`). With `old`, update
 validation applies: StoredExpressions for unchanged expressions, and match conditions skipped
 when neither paramKind nor matchConditions changed.
 
@@ -65,8 +65,10 @@ __all__ = [
 
 POLICY_KINDS = (*VALIDATING_KINDS, *MUTATING_KINDS)
 
-# When each API version is deprecated and stops being served (KUBERNETES.md 1), for the
-# deprecation warning the API server sends back.
+# When each API version is deprecated and stops being served, for the deprecation warning the
+# API server sends back (kubernetes/kubernetes staging/src/k8s.io/api/admissionregistration/
+# {v1alpha1,v1beta1}/zz_generated.prerelease-lifecycle.go, APILifecycleDeprecated and
+# APILifecycleRemoved).
 _DEPRECATIONS: dict[tuple[str, str], tuple[int, int]] = {
     ("validating", "v1alpha1"): (29, 32),
     ("validating", "v1beta1"): (31, 34),
@@ -167,7 +169,9 @@ def _deprecation(kind: str, api_version: str, version: str) -> FieldError | None
 
 
 def _enablement(kind: str, api_version: str, version: str) -> FieldError | None:
-    """Serving a pre-GA API version takes cluster flags: say which (KUBERNETES.md 1)."""
+    """Serving a pre-GA API version takes cluster flags: say which."""
+    # Feature gate as kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/features/
+    # kube_features.go, defaultVersionedKubernetesFeatureGates (MutatingAdmissionPolicy).
     group, _, served_version = api_version.rpartition("/")
     if group != GROUP or served_version not in served_api_versions(kind, version):
         return None

@@ -1,4 +1,8 @@
-"""MutatingAdmissionPolicy spec validation: mutations, patch types, reinvocation (KUBERNETES.md 8.6)."""
+"""MutatingAdmissionPolicy spec validation: mutations, patch types, reinvocation.
+
+Follows kubernetes/kubernetes pkg/apis/admissionregistration/validation/validation.go,
+validateMutatingAdmissionPolicySpec and validateMutation.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""Policy spec validation shared by VAP and MAP, and the VAP spec (KUBERNETES.md 8.2).
+"""Policy spec validation shared by VAP and MAP, and the VAP spec.
 
-Rule by rule as validation.go does. Input specs are already strictly decoded
-(validation_schema): every present field has its schema type, absent and null fields are missing.
+Rule by rule as kubernetes/kubernetes pkg/apis/admissionregistration/validation/validation.go,
+validateValidatingAdmissionPolicySpec does. Input specs are already strictly decoded
+(validation.schema): every present field has its schema type, absent and null fields are missing.
 """
 
 from __future__ import annotations

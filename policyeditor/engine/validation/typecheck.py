@@ -1,4 +1,7 @@
-"""The VAP type-checking controller's warnings (KUBERNETES.md 10.9), as non-blocking FieldErrors.
+"""The VAP type-checking controller's warnings, as non-blocking FieldErrors.
+
+Follows kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/
+validating/typechecking.go, TypeChecker.Check.
 
 Kubernetes type-checks each validation expression and messageExpression against the OpenAPI
 schemas of the kinds the policy's matchConstraints name (wildcards and subresources skipped, at

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from policyeditor.engine.admission import cel_bindings as acel
+from policyeditor.engine.admission import cel_bindings
 from policyeditor.engine.admission.request import AdmissionRequest
 
 
 def compile_pairs(*pairs):
-    return acel.compile_validations(
+    return cel_bindings.compile_validations(
         tuple(pairs), "1.37", has_params=False, variables=(), variable_types=()
     )
 
@@ -28,10 +28,12 @@ def test_a_validation_that_does_not_compile_carries_the_runtime_error_text():
 
 def test_evaluators_of_one_binding_share_the_engine_activations():
     request = AdmissionRequest.build(object={"kind": "ConfigMap", "metadata": {"name": "a"}})
-    bindings = acel.bindings_for(request)
+    bindings = cel_bindings.bindings_for(request)
     ((check, _),) = compile_pairs(("object.metadata.name == 'a'", ""))
-    first = acel.Evaluator(bindings, None, acel.RUNTIME_BUDGET)
-    second = acel.Evaluator(bindings, None, acel.RUNTIME_BUDGET, with_authorizer=False)
+    first = cel_bindings.Evaluator(bindings, None, cel_bindings.RUNTIME_BUDGET)
+    second = cel_bindings.Evaluator(
+        bindings, None, cel_bindings.RUNTIME_BUDGET, with_authorizer=False
+    )
     assert first.run(check)[:2] == (True, True)
     assert second.run(check)[:2] == (True, True)
     assert len(bindings.engine_cache) == 1
@@ -39,11 +41,11 @@ def test_evaluators_of_one_binding_share_the_engine_activations():
 
 def test_a_literal_message_is_free_until_the_budget_is_overdrawn():
     request = AdmissionRequest.build(object={"items": list(range(50))})
-    bindings = acel.bindings_for(request)
+    bindings = cel_bindings.bindings_for(request)
     ((loop, message),) = compile_pairs(("object.items.all(i, i >= 0)", "'constant'"))
-    evaluator = acel.Evaluator(bindings, None, 60)
+    evaluator = cel_bindings.Evaluator(bindings, None, 60)
     assert evaluator.run(message) == (True, "constant", 0)
     ok, value, _ = evaluator.run(loop)
-    assert not ok and value == acel.BUDGET_MESSAGE
+    assert not ok and value == cel_bindings.BUDGET_MESSAGE
     # As for any expression: nothing more runs once the shared budget is overdrawn.
-    assert evaluator.run(message) == (False, acel.BUDGET_MESSAGE, 0)
+    assert evaluator.run(message) == (False, cel_bindings.BUDGET_MESSAGE, 0)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import copy
 import gc
 
-from policyeditor.engine.admission import prepare as admission_prepare
+from policyeditor.engine.admission import prepare
 from policyeditor.engine.admission.evaluation import AdmissionRequest, evaluate
-from policyeditor.engine.admission.prepare import prepare
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 RULES = {
@@ -57,8 +56,8 @@ def request(size="1"):
 
 def test_the_same_documents_are_prepared_once():
     docs = [policy(), binding()]
-    first = prepare(docs, DEFAULT_VERSION)
-    assert prepare(copy.deepcopy(docs), DEFAULT_VERSION) is first
+    first = prepare.prepare(docs, DEFAULT_VERSION)
+    assert prepare.prepare(copy.deepcopy(docs), DEFAULT_VERSION) is first
 
 
 def test_a_repeated_evaluation_answers_exactly_as_the_first():
@@ -85,9 +84,9 @@ def test_documents_mutated_after_an_evaluation_are_evaluated_as_they_are_now():
 
 def test_the_cached_documents_are_not_the_callers():
     docs = [policy(), binding()]
-    prepared = prepare(docs, DEFAULT_VERSION)
+    prepared = prepare.prepare(docs, DEFAULT_VERSION)
     cached_policy, cached_bindings = prepared.vap_pairs[0]
-    assert cached_policy == admission_prepare.defaulted(docs[0])
+    assert cached_policy == prepare.defaulted(docs[0])
     assert cached_policy["spec"]["validations"] is not docs[0]["spec"]["validations"]
     assert cached_bindings[0] is not docs[1]
 
@@ -106,29 +105,29 @@ def test_documents_marshal_cannot_key_are_evaluated_without_the_cache():
         pass
 
     docs = [Document(policy()), binding()]
-    assert admission_prepare._key(docs, DEFAULT_VERSION, None, None) is None
+    assert prepare._key(docs, DEFAULT_VERSION, None, None) is None
     assert evaluate(docs, request("2")).result == "deny"
 
 
 def test_filters_are_part_of_the_key():
     docs = [policy(), binding()]
-    unfiltered = prepare(docs, DEFAULT_VERSION)
-    filtered = prepare(docs, DEFAULT_VERSION, policy="other")
+    unfiltered = prepare.prepare(docs, DEFAULT_VERSION)
+    filtered = prepare.prepare(docs, DEFAULT_VERSION, policy="other")
     assert filtered is not unfiltered
     assert filtered.notes == ("policy 'other' not found",)
-    assert prepare(docs, DEFAULT_VERSION, policy=True).notes == ("policy True not found",)
+    assert prepare.prepare(docs, DEFAULT_VERSION, policy=True).notes == ("policy True not found",)
 
 
 def test_the_cache_keeps_a_bounded_number_of_entries():
-    for index in range(admission_prepare._CACHE_ENTRIES + 5):
-        prepare([policy(message=f"m{index}")], DEFAULT_VERSION)
-    assert len(admission_prepare._CACHE) == admission_prepare._CACHE_ENTRIES
+    for index in range(prepare._CACHE_ENTRIES + 5):
+        prepare.prepare([policy(message=f"m{index}")], DEFAULT_VERSION)
+    assert len(prepare._CACHE) == prepare._CACHE_ENTRIES
 
 
 def test_large_documents_are_not_kept(monkeypatch):
-    monkeypatch.setattr(admission_prepare, "_MAX_KEY_BYTES", 100)
+    monkeypatch.setattr(prepare, "_MAX_KEY_BYTES", 100)
     docs = [policy(), binding()]
-    assert prepare(docs, DEFAULT_VERSION) is not prepare(docs, DEFAULT_VERSION)
+    assert prepare.prepare(docs, DEFAULT_VERSION) is not prepare.prepare(docs, DEFAULT_VERSION)
 
 
 def test_an_evaluation_leaves_no_cyclic_garbage_behind():

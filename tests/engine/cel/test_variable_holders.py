@@ -5,7 +5,7 @@ from __future__ import annotations
 from policyeditor.engine import cel
 from policyeditor.engine.cel.runtime.functions import VARIABLE_READY_FN, holder_name
 from policyeditor.engine.cel.runtime.values import plain_view
-from policyeditor.engine.cel.syntax import walk as ast_walk
+from policyeditor.engine.cel.syntax import walk
 
 
 def compiled(variables, *expressions):
@@ -30,7 +30,7 @@ def test_a_variable_read_is_rewritten_to_resolve_then_read_its_holder():
     _, (program,) = compiled([("v", "object.x")], "variables.v == 1")
     calls = [
         node.call_expr.function
-        for node in ast_walk.walk(program.runtime.checked.expr)
+        for node in walk.walk(program.runtime.checked.expr)
         if node.WhichOneof("expr_kind") == "call_expr"
     ]
     assert VARIABLE_READY_FN in calls
@@ -41,7 +41,7 @@ def test_once_its_variables_are_resolved_a_program_reads_the_holders_without_the
     _, (program,) = compiled([("v", "object.x")], "variables.v == 1")
     calls = [
         node.call_expr.function
-        for node in ast_walk.walk(program.runtime.resolved_checked.expr)
+        for node in walk.walk(program.runtime.resolved_checked.expr)
         if node.WhichOneof("expr_kind") == "call_expr"
     ]
     assert VARIABLE_READY_FN not in calls and "_[_]" in calls

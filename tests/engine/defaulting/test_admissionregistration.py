@@ -1,4 +1,4 @@
-"""The API server's defaults for the four policy kinds (KUBERNETES.md 7)."""
+"""The API server's defaults for the four policy kinds (admissionregistration/*/defaults.go)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests import fast as manifests_fast
+from policyeditor.engine.manifests import fast
 from policyeditor.engine.manifests.compose import (
     MAX_ALIASES,
     MAX_DEPTH,
@@ -22,7 +22,7 @@ from policyeditor.engine.manifests.loading import load_documents
 from tests.engine.manifests.test_loading import BILLION_LAUGHS
 from tests.security.hostile import YAML_INPUTS
 
-pytestmark = pytest.mark.skipif(manifests_fast.CParser is None, reason="PyYAML without libyaml")
+pytestmark = pytest.mark.skipif(fast.CParser is None, reason="PyYAML without libyaml")
 
 ACCEPTED = [
     "a: 1\n---\n---\n# only a comment\n---\nb: 2\n",
@@ -122,7 +122,7 @@ def test_a_scalar_at_the_depth_limit_is_left_to_the_exact_path_which_loads_it():
 
 
 def test_the_composer_calls_the_counting_hooks_once_per_node():
-    assert manifests_fast._HOOKS_COUNT
+    assert fast._HOOKS_COUNT
 
 
 def test_aliases_are_copied_not_shared():
@@ -152,7 +152,7 @@ def test_the_garbage_collector_is_back_on_after_a_load_and_stays_off_if_it_was_o
 def test_loads_overlapping_in_two_threads_leave_the_garbage_collector_on(monkeypatch):
     # Thread A's load ends just as thread B's begins: B must not mistake A's pause for the
     # application's own choice, which would leave the collector off for good.
-    first = manifests_fast._gc_paused()
+    first = fast._gc_paused()
     first.__enter__()
     open_ = [True]
     real = gc.isenabled

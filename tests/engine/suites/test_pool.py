@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from policyeditor.engine.suites import pool as testing_pool
+from policyeditor.engine.suites import pool
 from policyeditor.engine.suites.files import display
 from policyeditor.engine.suites.model import SuiteError, TestCase
 from policyeditor.engine.suites.runner import SuiteUnit, run, suite_plan
@@ -97,17 +97,13 @@ def test_a_case_from_a_worker_keeps_the_fields_reports_print():
 def test_a_worker_that_dies_fails_its_suite_and_spares_the_others():
     units = _units([SUITES / "passing"])
     doomed = SuiteUnit(_dying_loader, SUITES / "failing" / "malformed.policytest.yaml")
-    outcomes = testing_pool.run_units(
-        [units[0], doomed, *units[1:]], 2, run_regex=None, version=None
-    )
+    outcomes = pool.run_units([units[0], doomed, *units[1:]], 2, run_regex=None, version=None)
     assert len(outcomes) == len(units) + 1
     results, errors = outcomes[1]
     assert results == []
-    assert [(e.source, e.message) for e in errors] == [
-        (display(doomed.path), testing_pool.WORKER_DIED)
-    ]
+    assert [(e.source, e.message) for e in errors] == [(display(doomed.path), pool.WORKER_DIED)]
     spared = [outcome for index, outcome in enumerate(outcomes) if index != 1]
-    expected = [testing_pool._run_unit_reported(unit) for unit in units]
+    expected = [pool._run_unit_reported(unit) for unit in units]
     assert [[r.case.full_name for r in o[0]] for o in spared] == [
         [r.case.full_name for r in o[0]] for o in expected
     ]
@@ -122,7 +118,7 @@ def test_ctrl_c_stops_the_workers_instead_of_waiting_for_their_suites():
     before = set(multiprocessing.active_children())  # other tests' pools may live on
     start = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        testing_pool.run_units(units, 2, run_regex=None, version=None)
+        pool.run_units(units, 2, run_regex=None, version=None)
     # Waiting for the sleeping suite would take a minute; terminated, its worker goes at once.
     assert time.monotonic() - start < 30
     assert set(multiprocessing.active_children()) - before == set()
@@ -130,19 +126,19 @@ def test_ctrl_c_stops_the_workers_instead_of_waiting_for_their_suites():
 
 def test_a_pool_found_broken_while_suites_are_sent_runs_the_rest_again(monkeypatch):
     alone = run(EVERY_SUITE, jobs=1)
-    monkeypatch.setattr(testing_pool, "ProcessPoolExecutor", _PoolBreakingAtSubmit)
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", _PoolBreakingAtSubmit)
     assert run(EVERY_SUITE, jobs=2).to_dict() == alone.to_dict()
 
 
 def test_without_worker_processes_the_suites_run_in_this_process(monkeypatch):
     alone = run(EVERY_SUITE, jobs=1)
-    monkeypatch.setattr(testing_pool, "ProcessPoolExecutor", _no_processes)
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", _no_processes)
     assert run(EVERY_SUITE, jobs=2).to_dict() == alone.to_dict()
 
 
 def test_a_result_that_cannot_cross_processes_is_run_in_this_process():
     units = [SuiteUnit(_unpicklable_loader, SUITES / "passing"), *_units([SUITES / "passing"])]
-    outcomes = testing_pool.run_units(units, 2, run_regex=None, version=None)
+    outcomes = pool.run_units(units, 2, run_regex=None, version=None)
     results, errors = outcomes[0]
     assert errors == [] and [r.failures for r in results] == [["boom"]]
     assert all(r.passed for outcome in outcomes[1:] for r in outcome[0])
@@ -151,32 +147,32 @@ def test_a_result_that_cannot_cross_processes_is_run_in_this_process():
 def test_the_message_of_a_dead_worker_carries_what_the_pool_knew():
     broken = BrokenProcessPool("A child process terminated abruptly")
     broken.__cause__ = RuntimeError("Traceback ...\nMemoryError: cannot allocate")
-    assert testing_pool.worker_died(testing_pool._cause(broken)) == (
+    assert pool.worker_died(pool._cause(broken)) == (
         "the worker process running this suite stopped unexpectedly (MemoryError: cannot "
         "allocate); run it with -j 1 to see more"
     )
-    assert testing_pool._cause(BrokenProcessPool("no cause")) == ""
+    assert pool._cause(BrokenProcessPool("no cause")) == ""
 
 
 def test_auto_runs_small_suites_in_this_process(monkeypatch):
-    monkeypatch.setattr(testing_pool, "default_jobs", lambda: 8)
-    assert testing_pool.auto_jobs(_units([SUITES / "passing"])) == 1
+    monkeypatch.setattr(pool, "default_jobs", lambda: 8)
+    assert pool.auto_jobs(_units([SUITES / "passing"])) == 1
 
 
 def test_auto_starts_a_worker_per_cpu_for_big_suites(monkeypatch, tmp_path):
-    monkeypatch.setattr(testing_pool, "default_jobs", lambda: 8)
+    monkeypatch.setattr(pool, "default_jobs", lambda: 8)
     for index in range(2):
         (tmp_path / f"s{index}.policytest.yaml").write_text(
-            "# padding\n" * (testing_pool.AUTO_MIN_BYTES // 10)
+            "# padding\n" * (pool.AUTO_MIN_BYTES // 10)
         )
     units = _units([tmp_path])
     assert len(units) == 2
-    assert testing_pool.auto_jobs(units) == 8
-    assert testing_pool.auto_jobs(units[:1]) == 1  # one suite: nothing to share out
+    assert pool.auto_jobs(units) == 8
+    assert pool.auto_jobs(units[:1]) == 1  # one suite: nothing to share out
 
 
 def test_the_cpus_are_this_process_affinity():
-    assert testing_pool.default_jobs() == len(os.sched_getaffinity(0))
+    assert pool.default_jobs() == len(os.sched_getaffinity(0))
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -188,7 +184,7 @@ def test_a_malformed_suite_is_reported_whatever_the_jobs(jobs):
 def test_spawned_workers_give_the_same_report_as_forked_ones(monkeypatch):
     # What macOS and Windows get: workers that import the engine afresh instead of forking.
     forked = run([SUITES / "passing", SUITES / "failing"], jobs=2)
-    monkeypatch.setattr(testing_pool, "_context", lambda: multiprocessing.get_context("spawn"))
+    monkeypatch.setattr(pool, "_context", lambda: multiprocessing.get_context("spawn"))
     spawned = run([SUITES / "passing", SUITES / "failing"], jobs=2)
     assert spawned.to_dict() == forked.to_dict()
     assert all(r.case.documents == [] for r in spawned.results)  # they came from workers

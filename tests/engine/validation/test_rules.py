@@ -1,5 +1,6 @@
 """validation.go's rules one by one: failure policy, bindings, MAP, match conditions, audit
-annotations, messages, variables, resources (KUBERNETES.md 8.2-8.6)."""
+annotations, messages, variables, resources (kubernetes/kubernetes
+pkg/apis/admissionregistration/validation/validation.go)."""
 
 from __future__ import annotations
 

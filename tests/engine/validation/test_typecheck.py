@@ -1,4 +1,4 @@
-"""VAP type-check warnings against the matched kinds' schemas (KUBERNETES.md 10.9)."""
+"""VAP type-check warnings against the matched kinds' schemas (validating/typechecking.go)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""MutatingAdmissionPolicy evaluation (KUBERNETES.md 14): invocations, mutations, reinvocation.
+"""MutatingAdmissionPolicy evaluation: invocations, mutations, reinvocation.
+
+Follows kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/
+mutating/dispatcher.go, dispatcher.dispatchInvocations and dispatcher.dispatchOne, with
+reinvocationcontext.go.
 
 Each matching (policy, binding, param) is an invocation; its mutations run in order against the
 current object (JSONPatch: evanphx v4 + strict decoding; ApplyConfiguration: structured merge),
@@ -13,7 +17,7 @@ import copy
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from policyeditor.engine.admission import cel_bindings as acel
+from policyeditor.engine.admission import cel_bindings
 from policyeditor.engine.admission.common import (
     EvalContext,
     as_list,
@@ -95,7 +99,7 @@ def run_invocation(
     inv.outcomes.append(outcome)
     has_params = isinstance(spec.get("paramKind"), dict)
     request = inv.request
-    base = acel.bindings_for(
+    base = cel_bindings.bindings_for(
         request,
         params=inv.param,
         namespace_object=ctx.namespace_object,
@@ -118,7 +122,7 @@ def run_invocation(
     if state == "error":
         _record_error(outcome, why)
         return current, outcome
-    variables = acel.compile_variables(
+    variables = cel_bindings.compile_variables(
         [v for v in as_list(spec.get("variables")) if isinstance(v, dict)],
         ctx.version,
         has_params=has_params,
@@ -137,7 +141,7 @@ def run_invocation(
             step.status, step.error = "error", f'unsupported patchType "{patch_type}"'
             outcome.errors.append(step.error)
             continue
-        compiled = acel.compile_one(
+        compiled = cel_bindings.compile_one(
             expression,
             "mutation",
             ctx.version,
@@ -148,17 +152,19 @@ def run_invocation(
         )
         if compiled.error.startswith("compilation error: "):
             # The patchers return the compile errors themselves (errors.Join), unprefixed.
-            compiled = acel.Compiled(expression, error=compiled.error[len("compilation error: ") :])
+            compiled = cel_bindings.Compiled(
+                expression, error=compiled.error[len("compilation error: ") :]
+            )
         expected = _expected_type(patch_type)
         if compiled.ok and compiled.output_type not in (expected, "dyn"):
-            compiled = acel.Compiled(
+            compiled = cel_bindings.Compiled(
                 expression,
                 error=f"must evaluate to {expected} but got {compiled.output_type}",
             )
         # Each mutation gets a fresh activation (variables re-evaluated, the new object
         # converted anew) and a 10M budget.
         activation = replace(base, object=current, engine_cache={})
-        evaluator = acel.Evaluator(activation, variables, acel.RUNTIME_BUDGET)
+        evaluator = cel_bindings.Evaluator(activation, variables, cel_bindings.RUNTIME_BUDGET)
         evaluators.append(evaluator)
         ok, value, cost = evaluator.run(compiled)
         step.cost = cost

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from policyeditor.engine.admission import cel_bindings as acel
+from policyeditor.engine.admission import cel_bindings
 from policyeditor.engine.admission.common import as_list, compile_match_conditions, spec_of
 
 
@@ -21,20 +21,20 @@ class ValidationPlan:
 
     has_params: bool
     # (name, expression, compiled) per matchCondition, in order.
-    match_conditions: tuple[tuple[str, str, acel.Compiled], ...]
-    variables: acel.VariableSet
+    match_conditions: tuple[tuple[str, str, cel_bindings.Compiled], ...]
+    variables: cel_bindings.VariableSet
     validations: tuple[dict, ...]  # each validation, {} for a malformed entry
     texts: tuple[tuple[str, str], ...]  # (expression, messageExpression) per validation
-    programs: tuple[tuple[acel.Compiled, acel.Compiled | None], ...]
+    programs: tuple[tuple[cel_bindings.Compiled, cel_bindings.Compiled | None], ...]
     # (key, valueExpression, compiled) per audit annotation, in order.
-    annotations: tuple[tuple[str, str, acel.Compiled], ...]
+    annotations: tuple[tuple[str, str, cel_bindings.Compiled], ...]
 
 
 def make_plan(policy: dict, version: str) -> ValidationPlan:
     """The plan of one ValidatingAdmissionPolicy document for Kubernetes `version`."""
     spec = spec_of(policy)
     has_params = isinstance(spec.get("paramKind"), dict)
-    variables = acel.compile_variables(
+    variables = cel_bindings.compile_variables(
         [v for v in as_list(spec.get("variables")) if isinstance(v, dict)],
         version,
         has_params=has_params,
@@ -45,7 +45,7 @@ def make_plan(policy: dict, version: str) -> ValidationPlan:
     texts = tuple(
         (str(v.get("expression") or ""), str(v.get("messageExpression") or "")) for v in validations
     )
-    programs = acel.compile_validations(
+    programs = cel_bindings.compile_validations(
         texts, version, has_params=has_params, variables=names, variable_types=types
     )
     annotations = []
@@ -53,7 +53,7 @@ def make_plan(policy: dict, version: str) -> ValidationPlan:
         annotation = annotation if isinstance(annotation, dict) else {}
         key = str(annotation.get("key") or "")
         expression = str(annotation.get("valueExpression") or "")
-        compiled = acel.compile_one(
+        compiled = cel_bindings.compile_one(
             expression.strip(),
             "auditAnnotation",
             version,

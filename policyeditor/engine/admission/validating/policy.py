@@ -1,4 +1,7 @@
-"""ValidatingAdmissionPolicy evaluation (KUBERNETES.md 10): every step recorded in a PolicyOutcome.
+"""ValidatingAdmissionPolicy evaluation: every step recorded in a PolicyOutcome.
+
+Follows kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/
+validating/validator.go, validator.Validate, and dispatcher.go.
 
 Per matching (policy, binding, param): matchConditions, validations (one shared activation and
 budget), messageExpressions (second pass, leftover budget), auditAnnotations (third pass, fresh
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policyeditor.engine.admission import cel_bindings as acel
+from policyeditor.engine.admission import cel_bindings
 from policyeditor.engine.admission.common import (
     EvalContext,
     as_list,
@@ -36,7 +39,7 @@ from policyeditor.engine.admission.validating.actions import (
 )
 from policyeditor.engine.admission.validating.plan import ValidationPlan, make_plan, plan_for
 
-# Part of this module's interface (admission.py and the CLI read them from here).
+# Part of this module's interface (admission/evaluation.py and the CLI read them from here).
 __all__ = [
     "KIND",
     "VALIDATION_FAILURE_KEY",
@@ -87,7 +90,7 @@ def _pick_message(validation: dict, message_value: Any, message_ok: bool) -> str
 
 def validate(
     policy: dict,
-    bindings: acel.Bindings,
+    bindings: cel_bindings.Bindings,
     version: str,
     outcome: PolicyOutcome,
     plan: ValidationPlan | None = None,
@@ -104,21 +107,21 @@ def validate(
     programs = plan.programs
 
     # Pass 1: every validation against one activation and the 10M budget.
-    first = acel.Evaluator(bindings, variables, acel.RUNTIME_BUDGET)
+    first = cel_bindings.Evaluator(bindings, variables, cel_bindings.RUNTIME_BUDGET)
     results: list[tuple[bool, Any]] = []
     for index, (expression, message_expression) in enumerate(texts):
         step = Step("validation", index, expression, message_expression=message_expression)
         outcome.validations.append(step)
         ok, value, cost = first.run(programs[index][0])
         step.cost = cost
-        if not ok and value == acel.BUDGET_MESSAGE:
+        if not ok and value == cel_bindings.BUDGET_MESSAGE:
             step.status, step.error = "error", value
             record_variables(outcome, variables, [first])
-            return [Decision(_action_for(failure_policy), "error", acel.BUDGET_MESSAGE)], []
+            return [Decision(_action_for(failure_policy), "error", cel_bindings.BUDGET_MESSAGE)], []
         results.append((ok, value))
 
     # Pass 2: every messageExpression (eagerly), with what is left of the budget.
-    second = acel.Evaluator(bindings, variables, None, with_authorizer=False)
+    second = cel_bindings.Evaluator(bindings, variables, None, with_authorizer=False)
     second.budget = first.budget
     message_results: list[tuple[bool, Any] | None] = []
     message_pass_error = ""
@@ -133,7 +136,7 @@ def validate(
             step.message_expression_value = value
         else:
             step.message_expression_error = str(value)
-            if value == acel.BUDGET_MESSAGE:
+            if value == cel_bindings.BUDGET_MESSAGE:
                 message_pass_error = value
                 break
         message_results.append((ok, value))
@@ -176,7 +179,9 @@ def validate(
     if not plan.annotations:
         record_variables(outcome, variables, [first, second])
         return decisions, []
-    third = acel.Evaluator(bindings, variables, acel.RUNTIME_BUDGET, with_authorizer=False)
+    third = cel_bindings.Evaluator(
+        bindings, variables, cel_bindings.RUNTIME_BUDGET, with_authorizer=False
+    )
     audits: list[tuple[str, str, str]] = []
     for index, (key, expression, compiled) in enumerate(plan.annotations):
         step = Step(kind="auditAnnotation", index=index, name=key, expression=expression)
@@ -184,7 +189,7 @@ def validate(
         ok, value, cost = third.run(compiled)
         step.cost = cost
         if not ok:
-            if value == acel.BUDGET_MESSAGE:
+            if value == cel_bindings.BUDGET_MESSAGE:
                 step.status, step.error = "error", value
                 record_variables(outcome, variables, [first, second, third])
                 return [Decision(_action_for(failure_policy), "error", value)], []
@@ -305,7 +310,7 @@ def _evaluate_binding(
     for param in selection.params:
         outcome = fresh(param)
         outcomes.append(outcome)
-        bindings = acel.bindings_for(
+        bindings = cel_bindings.bindings_for(
             request, params=param, namespace_object=ctx.namespace_object, authorizer=ctx.authorizer
         )
         state, why = run_match_conditions(

@@ -1,4 +1,8 @@
-"""The Kubernetes CEL libraries (KUBERNETES.md 12.6-12.15) for cel-expr-python, versioned.
+"""The Kubernetes CEL libraries for cel-expr-python, versioned.
+
+They follow kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/cel/library/*.go (lists.go,
+regex.go, urls.go, ip.go, cidr.go, quantity.go, semverlib.go, format.go, authz.go, jsonpatch.go),
+enabled per version as pkg/cel/environment/base.go, baseOptsWithoutStrictCost does.
 
 How cel-core builds an environment with them::
 
@@ -22,7 +26,8 @@ How cel-core builds an environment with them::
 - `authz.bind_authorizer(...)` makes the `authorizer` variable's value; `authz.Authorizer` and
   `authz.AuthorizationDecision` are the contract types cel re-exports.
 - `authz.mock_authorizer(spec)` builds the conformance vectors' `{"$mock": ...}` authorizers.
-- `cost.call_cost(function, args)` is the runtime cost of one library call (KUBERNETES.md 13).
+- `cost.call_cost(function, args)` is the runtime cost of one library call (library/cost.go,
+  CostEstimator.CallCost).
 - Format functions (`format.named`, `validate`) return optionals, which a Python implementation
   cannot produce: their implementations return `{}` / `{"": value}` and the source gets `[?""]`
   after each call (formats_decls.optional_suffix_offsets; compiler.py applies it).

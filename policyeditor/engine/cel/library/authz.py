@@ -226,7 +226,7 @@ def _comparable(attributes: dict) -> dict:
 
 @dataclass
 class MockAuthorizer:
-    """The conformance vectors' `$mock` authorizers (KUBERNETES.md 16), for tests and the CLI."""
+    """The conformance vectors' `{"$mock": ...}` authorizers, for tests and the CLI."""
 
     spec: dict
 

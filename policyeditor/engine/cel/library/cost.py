@@ -1,4 +1,7 @@
-"""Runtime cost of Kubernetes library calls (apiserver library/cost.go, KUBERNETES.md 13).
+"""Runtime cost of Kubernetes library calls.
+
+Follows kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/cel/library/cost.go,
+CostEstimator.CallCost (runtime) and CostEstimator.EstimateCallCost (static).
 
 cel-core owns the cost model; `call_cost(function, args)` gives what one call of a library
 function costs for its actual argument values (None: not a library function, use cel-go's
@@ -180,7 +183,7 @@ _DYNAMIC: dict[str, Callable[[Sequence[Any]], int]] = {
 
 
 # Charged by their Python implementations when they run (decls._implementation). indexOf and
-# lastIndexOf are also strings-extension built-ins: runtime_library_cost charges every overload.
+# lastIndexOf are also strings-extension built-ins: cel.runtime.library_cost charges every overload.
 RUNTIME_CHARGED = frozenset(_DYNAMIC).union({"ip"}) - {"indexOf", "lastIndexOf"}
 
 

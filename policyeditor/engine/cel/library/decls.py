@@ -12,7 +12,7 @@ from google.protobuf import duration_pb2, timestamp_pb2
 
 from policyeditor.engine.cel.library import cost
 from policyeditor.engine.cel.library.errors import guarded
-from policyeditor.engine.cel.runtime import state as runtime_state
+from policyeditor.engine.cel.runtime.state import CURRENT
 
 # Rules of cel-expr-python 0.1.3 that shape these declarations (found by experiment):
 # - At runtime overloads are dispatched on value *kinds* (list, map, string, message, ...), not on
@@ -84,7 +84,7 @@ def build_function_decls(specs: Iterable[Spec]) -> list[cel.FunctionDecl]:
 
 def _charged(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
     """Charge library/cost.go's CallCost for these arguments before running function."""
-    current = runtime_state.CURRENT.get
+    current = CURRENT.get
     call_cost = cost.call_cost
 
     def charged(*args: Any) -> Any:

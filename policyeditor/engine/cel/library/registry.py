@@ -21,7 +21,10 @@ _BASE_NAMES = frozenset({"string", "indexOf", "lastIndexOf"})
 
 @dataclass(frozen=True)
 class Library:
-    """One Kubernetes CEL library at one library version (KUBERNETES.md 11.4)."""
+    """One Kubernetes CEL library at one library version."""
+
+    # Versions as in kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/cel/environment/
+    # base.go, baseOptsWithoutStrictCost (IntroducedVersion / RemovedVersion per option).
 
     name: str  # "kubernetes.net.ip": the name the conformance vectors use
     introduced: int  # Kubernetes minor that enables it for new expressions (0 = always)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 # A parse failure is not a CEL error: the check carries the error text to the authorizer and no
-# requirements, as apiserver's authz library does (KUBERNETES.md 12.14).
+# requirements, as apiserver's authz library does (kubernetes/kubernetes
+# staging/src/k8s.io/apiserver/pkg/cel/library/authz.go, resourceCheckVal.Authorize).
 
 _LABEL_OPERATORS = ("!=", "==", "=", ">", "<")
 _KEY = re.compile(

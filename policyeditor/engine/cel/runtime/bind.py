@@ -2,7 +2,7 @@
 
 `cel.bind(accu, init, (a || b) ? x : y)` written as a comprehension over an empty list: `init` is
 evaluated once, counts no iteration of the engine's cap, and the conditional's condition is where
-a costed helper call goes (runtime_concat, runtime_library_cost).
+a costed helper call goes (runtime.concat, runtime.library_cost).
 """
 
 from __future__ import annotations

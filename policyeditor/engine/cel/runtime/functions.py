@@ -10,10 +10,12 @@ from typing import Any
 
 import cel_expr_python.cel as cel
 
-from policyeditor.engine.cel.runtime import state as runtime_state
+from policyeditor.engine.cel.runtime.state import CURRENT, CostExceeded, current
 
 # Hidden key that carries an `Object.x.y{...}` construction's type name through CEL until the
-# enclosing construction checks it against the field path (KUBERNETES.md 14.3).
+# enclosing construction checks it against the field path (kubernetes/kubernetes
+# staging/src/k8s.io/apiserver/pkg/cel/mutation/dynamic/objects.go,
+# ObjectVal.CheckTypeNamesMatchFieldPathNames).
 TYPE_KEY = "@policyeditor/construction-type"
 
 VARIABLE_FN = "__k8s_variable"
@@ -23,27 +25,27 @@ JSONPATCH_FN = "__k8s_jsonpatch"  # type checking: returns the JSONPatch type
 JSONPATCH_RUNTIME_FN = "__k8s_jsonpatch_value"  # what runs: returns the plain map
 MAP_INSERT_FN = "__k8s_map_insert"
 COST_FN = "__k8s_cost"
-ADD_FN = "__k8s_add"  # a `_+_` charged by size, only while costs are computed (runtime_concat)
+ADD_FN = "__k8s_add"  # a `_+_` charged by size, only while costs are computed (runtime.concat)
 ADD_COST_FN = "__k8s_add_cost"
 STRING_TRAVERSAL_FACTOR = 0.1  # cel-go common.StringTraversalCostFactor
-SIZED_COST_FN = "__k8s_sized_cost"  # strings-extension calls charged by size (runtime_library_cost)
+SIZED_COST_FN = "__k8s_sized_cost"  # strings-extension calls charged by size (runtime.library_cost)
 TRAVERSAL_COST_FN = "__k8s_traversal_cost"
 GO_ZERO_TIME_FN = "__k8s_go_zero_time"
 FORMAT_FN = "__k8s_format"
 
 _JSONPATCH_FIELDS = ("op", "path", "from", "value")
-_CURRENT = runtime_state.CURRENT
+_CURRENT = CURRENT
 
 
 def _variable(name: str) -> Any:
-    state = runtime_state.current()
+    state = current()
     if state is None or state.resolver is None:
         raise ValueError(f"no such attribute(s): variables.{name}")
     return state.resolver.resolve(name, state)
 
 
 def _variable_ready(name: str) -> bool:
-    # Resolving fills the variable's holder (runtime_ast._hold_variables reads it next).
+    # Resolving fills the variable's holder (lowering._hold_variables reads it next).
     state = _CURRENT.get()
     if state is None or state.resolver is None:
         raise ValueError(f"no such attribute(s): variables.{name}")
@@ -149,7 +151,7 @@ def _cost(amount: int, condition: bool) -> bool:
             return condition
         try:
             state.charge(amount)
-        except runtime_state.CostExceeded:
+        except CostExceeded:
             # Stop every loop at once; the evaluator reports the limit instead of the result.
             return False
     return condition

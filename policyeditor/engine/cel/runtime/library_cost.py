@@ -15,7 +15,7 @@ These run inside cel-expr-python, so such a call is rewritten once the static co
              ? @libN : @libN)                                # join: the result's size
     cel.bind(@libN, receiver, (__k8s_traversal_cost(@libN) || true) ? @libN.f(args) : @libN)
 
-a comprehension over an empty list as in runtime_concat: the receiver is evaluated once and
+a comprehension over an empty list as in runtime.concat: the receiver is evaluated once and
 only its size (or, for the traversal, the value) reaches Python, which charges the formula
 minus the 1 already counted. The else branch is never taken (the helpers return true).
 The Kubernetes library functions implemented in Python charge themselves (library/decls.py).

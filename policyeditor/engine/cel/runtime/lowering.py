@@ -1,6 +1,6 @@
 """Rewrites of the checked AST for the runtime: plain-map typed variables, lazy variables,
 transformMap's map insertion, and cost charging inside comprehension loops and by size, of
-concatenated strings (runtime_concat) and of library calls (runtime_library_cost)."""
+concatenated strings (concat) and of library calls (library_cost)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from typing import Any
 
 from policyeditor.engine.cel import cost
 from policyeditor.engine.cel.environment import MAP_ALIASES
-from policyeditor.engine.cel.runtime import concat as runtime_concat
-from policyeditor.engine.cel.runtime import library_cost as runtime_library_cost
+from policyeditor.engine.cel.runtime import concat, library_cost
 from policyeditor.engine.cel.runtime.functions import (
     COST_FN,
     FORMAT_FN,
@@ -44,7 +43,7 @@ class RuntimeAst:
     resolved_checked: Any = None
     # Some `_+_` may concatenate strings or bytes: charged by their size when they run.
     concatenates: bool = False
-    # Some library call is charged by its arguments' size when it runs (runtime_library_cost).
+    # Some library call is charged by its arguments' size when it runs (library_cost).
     charges_calls: bool = False
 
     @property
@@ -124,7 +123,7 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
         elif kind == "call_expr" and node.call_expr.function == "optional.ofNonZeroValue":
             next_id = _wrap_go_zero_time(out, node, next_id)
         elif kind == "call_expr" and node.call_expr.function == "_+_":
-            concatenates = runtime_concat.mark(out, node) or concatenates
+            concatenates = concat.mark(out, node) or concatenates
         elif kind == "comprehension_expr":
             has_loops = True
     base = cost.fixed_cost(out.expr, minimum=True)
@@ -133,10 +132,10 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
     next_id, charged = _instrument_branches(out, next_id)
     has_loops = has_loops or charged
     if concatenates:
-        next_id = runtime_concat.charge_concatenations(out, next_id)
-    charges_calls = runtime_library_cost.charges(out)
+        next_id = concat.charge_concatenations(out, next_id)
+    charges_calls = library_cost.charges(out)
     if charges_calls:
-        next_id = runtime_library_cost.charge_calls(out, next_id)
+        next_id = library_cost.charge_calls(out, next_id)
     # Last, so that every cost above was computed on the `__k8s_variable` form.
     resolved = None
     if used_variables:

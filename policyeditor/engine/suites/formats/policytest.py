@@ -1,4 +1,4 @@
-"""Our own suite format, `*.policytest.yaml` (DESIGN.md "Our test suite format"), into TestCases.
+"""Our own suite format, `*.policytest.yaml` (documented in docs/policytest.md), into TestCases.
 
 Besides the documented fields a suite may list `resources:` (files of param objects, namespaces and
 other cluster objects that paramRef and selectors resolve against), and each `*File` variant

@@ -1,4 +1,4 @@
-"""ValidatingAdmissionPolicy evaluation as kube-apiserver answers it (KUBERNETES.md 10)."""
+"""ValidatingAdmissionPolicy evaluation as kube-apiserver answers it (validating/validator.go)."""
 
 from __future__ import annotations
 
@@ -465,7 +465,7 @@ def test_a_missing_namespace_does_not_matter_when_nothing_matches():
 
 
 def test_a_failed_message_expression_pass_keeps_each_validation_error_first(monkeypatch):
-    from policyeditor.engine.admission import cel_bindings as admission_cel
+    from policyeditor.engine.admission import cel_bindings
 
     obj = deployment(1)
     obj["spec"]["items"] = list(range(20))
@@ -477,7 +477,7 @@ def test_a_failed_message_expression_pass_keeps_each_validation_error_first(monk
         },
     ]
     costs = run([vap(validations=validations)], obj).policies[0].validations
-    monkeypatch.setattr(admission_cel, "RUNTIME_BUDGET", sum(v.cost for v in costs) - 5)
+    monkeypatch.setattr(cel_bindings, "RUNTIME_BUDGET", sum(v.cost for v in costs) - 5)
     steps = run([vap(validations=validations)], obj).policies[0].validations
     assert "no such key: nope" in steps[0].error
     assert steps[1].error.startswith("failed messageExpression: ")
@@ -546,9 +546,9 @@ def test_message_expressions_have_no_authorizer():
 
 
 def test_running_out_of_budget_stops_the_validations_with_one_error(monkeypatch):
-    from policyeditor.engine.admission import cel_bindings as admission_cel
+    from policyeditor.engine.admission import cel_bindings
 
-    monkeypatch.setattr(admission_cel, "RUNTIME_BUDGET", 40)
+    monkeypatch.setattr(cel_bindings, "RUNTIME_BUDGET", 40)
     obj = deployment(1)
     obj["spec"]["items"] = list(range(20))
     validations = [{"expression": "object.spec.items.all(x, x >= 0)"}] * 3
@@ -562,7 +562,7 @@ def test_running_out_of_budget_stops_the_validations_with_one_error(monkeypatch)
 
 
 def test_a_message_expression_budget_failure_turns_every_decision_into_an_error(monkeypatch):
-    from policyeditor.engine.admission import cel_bindings as admission_cel
+    from policyeditor.engine.admission import cel_bindings
 
     obj = deployment(1)
     obj["spec"]["items"] = list(range(20))
@@ -576,7 +576,7 @@ def test_a_message_expression_budget_failure_turns_every_decision_into_an_error(
     unlimited = run([vap(validations=validations)], obj)
     assert unlimited.message.endswith("denied request: a")
     cost = sum(v.cost for v in unlimited.policies[0].validations)
-    monkeypatch.setattr(admission_cel, "RUNTIME_BUDGET", cost - 5)
+    monkeypatch.setattr(cel_bindings, "RUNTIME_BUDGET", cost - 5)
     result = run([vap(validations=validations)], obj)
     assert [v.status for v in result.policies[0].validations] == ["error", "error"]
     assert (

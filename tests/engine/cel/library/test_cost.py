@@ -1,4 +1,4 @@
-"""Runtime costs of library calls (KUBERNETES.md 13)."""
+"""Runtime costs of library calls (apiserver pkg/cel/library/cost.go, CostEstimator.CallCost)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import pytest
 
 from policyeditor.engine import cel
 from policyeditor.engine.cel.runtime.functions import ADD_COST_FN
-from policyeditor.engine.cel.syntax import walk as ast_walk
+from policyeditor.engine.cel.syntax import walk
 
 
 def program(expr: str) -> cel.Program:
@@ -34,7 +34,7 @@ def run(expr: str, **obj) -> cel.EvalResult:
 def calls(prog: cel.Program) -> list[str]:
     return [
         node.call_expr.function
-        for node in ast_walk.walk(prog.runtime.checked.expr)
+        for node in walk.walk(prog.runtime.checked.expr)
         if node.WhichOneof("expr_kind") == "call_expr"
     ]
 
@@ -147,7 +147,7 @@ def test_the_per_policy_budget_is_reached_by_concatenation():
 
 
 def test_a_policy_runs_out_of_budget_on_long_concatenations(monkeypatch):
-    from policyeditor.engine.admission import cel_bindings as admission_cel
+    from policyeditor.engine.admission import cel_bindings
     from tests.engine.admission.validating.test_policy import deployment, vap
     from tests.engine.admission.validating.test_policy import run as admit
 
@@ -159,7 +159,7 @@ def test_a_policy_runs_out_of_budget_on_long_concatenations(monkeypatch):
     assert unlimited.allowed
     # Each: 4 selections, size and > (1 each) and the concatenation, ceil(50,001 * 0.1) = 5,001.
     assert [v.cost for v in unlimited.policies[0].validations] == [5_007] * 3
-    monkeypatch.setattr(admission_cel, "RUNTIME_BUDGET", 2 * 5_007 + 100)
+    monkeypatch.setattr(cel_bindings, "RUNTIME_BUDGET", 2 * 5_007 + 100)
     result = admit([vap(validations=validations)], obj)
     assert not result.allowed and result.result == "error"
     assert result.message.endswith(

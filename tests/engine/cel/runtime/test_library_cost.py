@@ -8,7 +8,7 @@ import pytest
 
 from policyeditor.engine import cel
 from policyeditor.engine.cel.runtime.functions import SIZED_COST_FN
-from policyeditor.engine.cel.syntax import walk as ast_walk
+from policyeditor.engine.cel.syntax import walk
 
 READ = 2  # `object` and the field selection
 
@@ -171,7 +171,7 @@ def test_expressions_without_sized_calls_are_not_rewritten():
     prog = program("object.a.size() > 3 && object.a.startsWith('x')")
     functions = {
         node.call_expr.function
-        for node in ast_walk.walk(prog.runtime.checked.expr)
+        for node in walk.walk(prog.runtime.checked.expr)
         if node.WhichOneof("expr_kind") == "call_expr"
     }
     assert SIZED_COST_FN not in functions

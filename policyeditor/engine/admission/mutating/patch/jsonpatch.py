@@ -1,6 +1,8 @@
 """JSON Patch with evanphx/json-patch v4 semantics (what kube-apiserver applies MAP patches with).
 
-Quirks kept on purpose (KUBERNETES.md 14.2): `replace` of a missing object member adds it, a failed
+Follows evanphx/json-patch (v4) patch.go, Patch.Apply, as kubernetes/kubernetes
+staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch/json_patch.go,
+jsonPatcher.Patch calls it. Quirks kept on purpose: `replace` of a missing object member adds it, a failed
 `test` makes the whole patch a no-op (MAP), negative array indices count from the end, JSON null
 members count as missing when walking a path, and errors carry the library's wording.
 """
