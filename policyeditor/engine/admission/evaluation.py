@@ -51,7 +51,10 @@ _REASON_CODES = {
 
 
 def _namespace_for_cel(
-    request: AdmissionRequest, namespace_object: dict | None, resources: list[dict]
+    request: AdmissionRequest,
+    namespace_object: dict | None,
+    resources: list[dict],
+    any_selector_matches: bool = False,
 ) -> tuple[dict | None, NamespaceSource, str]:
     """(namespaceObject for CEL, where selectors read namespace labels, not-found error)."""
     namespaces = [
@@ -72,7 +75,11 @@ def _namespace_for_cel(
         # object, which selectors read on DELETE and on subresource requests.
         stored = [o for o in (request.old_object, request.object) if isinstance(o, dict)]
         resources = [*resources, *stored[:1]]
-    source = NamespaceSource(namespace_object=namespace_object, resources=resources)
+    source = NamespaceSource(
+        namespace_object=namespace_object,
+        resources=resources,
+        any_selector_matches=any_selector_matches,
+    )
     if not request.namespace or is_namespace:
         return None, source, ""
     found = source.find(request.namespace)
@@ -87,7 +94,11 @@ def _namespace_for_cel(
                 "labels": {"kubernetes.io/metadata.name": request.namespace},
             },
         }
-        source = NamespaceSource(namespace_object=found, resources=resources)
+        source = NamespaceSource(
+            namespace_object=found,
+            resources=resources,
+            any_selector_matches=any_selector_matches,
+        )
     if found is None:
         return None, source, f'namespaces "{request.namespace}" not found'
     return found, source, ""
@@ -136,12 +147,14 @@ def evaluate(
     policy: str | None = None,
     binding: str | None = None,
     check_match: bool = True,
+    any_namespace_selector_matches: bool = False,
 ) -> EvaluationResult:
     """Evaluate the policies in `documents` for `request` as kube-apiserver would; never raises."""
     # documents: any mix of VAP/MAP/bindings and other objects (param objects, namespaces). A
     # policy without a binding is evaluated alone as if bound with validationActions [Deny] (MAP:
     # as if bound, no params unless `params` is given). `params` (an inline param object) replaces
     # paramRef resolution; `resources` are further cluster objects for paramRef and selectors.
+    # `any_namespace_selector_matches` is kat's convention for a test without a namespace object.
     try:
         k8s_version = normalize_version(version)
     except ValueError as exc:
@@ -162,6 +175,7 @@ def evaluate(
             policy,
             binding,
             check_match,
+            any_namespace_selector_matches,
         )
     except Exception as exc:  # noqa: BLE001 - the public entry point answers, it does not crash
         return _error_result(
@@ -180,10 +194,13 @@ def _evaluate(
     policy: str | None,
     binding: str | None,
     check_match: bool,
+    any_namespace_selector_matches: bool = False,
 ) -> EvaluationResult:
     prepared = prepare(documents, version, policy, binding)
     cluster = [*prepared.others, *(r for r in resources if isinstance(r, dict))]
-    cel_namespace, source, ns_error = _namespace_for_cel(request, namespace_object, cluster)
+    cel_namespace, source, ns_error = _namespace_for_cel(
+        request, namespace_object, cluster, any_namespace_selector_matches
+    )
     ctx = EvalContext(
         request=request,
         version=version,

@@ -7,7 +7,7 @@ from typing import Any
 
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.files import BINDING_KINDS, POLICY_KINDS, name_of
-from policyeditor.engine.suites.model import LAYOUT_KAPTEST, UNSET, CaseResult, TestCase
+from policyeditor.engine.suites.model import LAYOUT_KAPTEST, LAYOUT_KAT, UNSET, CaseResult, TestCase
 
 
 def run_case(case: TestCase) -> CaseResult:
@@ -64,6 +64,10 @@ def _evaluate_case(case: TestCase) -> CaseResult:
         kwargs["params"] = case.params
     if case.namespace_object is not UNSET:
         kwargs["namespace_object"] = case.namespace_object
+    elif case.layout == LAYOUT_KAT:
+        # kat matches every namespaceSelector when a test gives no namespace object
+        # (zemanlx/kat internal/evaluator/match.go, matchesNamespaceSelector).
+        kwargs["any_namespace_selector_matches"] = True
     # Without mocks every check gets NoOpinion, as for a user RBAC says nothing about; leaving
     # `authorizer` unbound would make any check an evaluation error instead.
     kwargs["authorizer"] = MockAuthorizer(parse_entries(case.authorizer or []))

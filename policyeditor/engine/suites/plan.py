@@ -2,7 +2,8 @@
 
 Discovery under a directory picks up `*.policytest.yaml` files, `kaptest.yaml` (and `*.kaptest.yaml`)
 manifests and kat directories (policy files next to a `tests/` folder). A file given explicitly is
-read by its content: a PolicyTest, else a kaptest manifest (kaptest allows any file name).
+read by its content: a PolicyTest, another tool's test file (named, not run: formats/foreign.py),
+else a kaptest manifest (kaptest allows any file name).
 """
 
 from __future__ import annotations
@@ -17,6 +18,11 @@ from typing import Any
 
 from policyeditor.engine.suites.case import run_case
 from policyeditor.engine.suites.files import display, load_documents
+from policyeditor.engine.suites.formats.foreign import (
+    KNOWN_FILE_NAMES,
+    foreign_format,
+    not_run_message,
+)
 from policyeditor.engine.suites.formats.kaptest import (
     is_kaptest_name,
     load_kaptest,
@@ -59,12 +65,12 @@ def suite_plan(paths: Iterable[str | os.PathLike]) -> list[SuiteUnit | SuiteErro
             continue
         found = list(_suites_under(path))
         if not found:
-            plan.append(
-                SuiteError(
-                    display(path),
-                    "no test suites found (*.policytest.yaml, kaptest.yaml, or a kat directory with tests/)",
-                )
-            )
+            message = "no test suites found (*.policytest.yaml, kaptest.yaml, or a kat directory with tests/)"
+            foreign = _foreign_files(path) if path.is_dir() else []
+            if foreign:
+                # Say why the directory's test files are not run rather than only that none are.
+                message += "; " + "; ".join(foreign) + ": formats policyeditor does not run yet"
+            plan.append(SuiteError(display(path), message))
         for loader, suite_path, only in found:
             key = suite_path.resolve()
             if key in seen and only is None:
@@ -153,6 +159,9 @@ def _file_suite(path: Path) -> tuple[Any, Path, str | None]:
         return load_kaptest, path, None  # the kaptest loader reports the same read error
     if len(docs) == 1 and looks_like_policytest(docs[0]):
         return load_policytest, path, None
+    foreign = next((what for what in map(foreign_format, docs) if what), None)
+    if foreign:
+        return _not_run(not_run_message(path, foreign)), path, None
     if len(docs) == 1 and looks_like_kaptest(docs[0]):
         return load_kaptest, path, None
     kinds = [str(d["kind"]) for d in docs if isinstance(d.get("kind"), str) and "apiVersion" in d]
@@ -169,6 +178,33 @@ def _not_a_suite(message: str) -> Any:
 def _refuse(path: Path, *, message: str, **_: Any) -> list[TestCase]:
     hint = "(expected a PolicyTest, a kaptest manifest, or a kat directory with tests/)"
     raise SuiteError(display(path), f"{message} {hint}")
+
+
+def _not_run(message: str) -> Any:
+    """A loader that names the other tool's format a file is in."""
+    return functools.partial(_refuse_foreign, message=message)
+
+
+def _refuse_foreign(path: Path, *, message: str, **_: Any) -> list[TestCase]:
+    hint = "(policyeditor runs PolicyTest files, kaptest manifests and kat directories)"
+    raise SuiteError(display(path), f"{message} {hint}")
+
+
+def _foreign_files(path: Path) -> list[str]:
+    """What the other tools' test files under a directory are, by the names those tools look for."""
+    found = []
+    for root, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(set(files) & set(KNOWN_FILE_NAMES)):
+            file = Path(root) / name
+            try:
+                docs = load_documents(file, what="test suite")
+            except SuiteError:
+                continue
+            what = next((w for w in map(foreign_format, docs) if w), None)
+            if what:
+                found.append(f"{display(file)} is {what}")
+    return found
 
 
 def _kat_base(path: Path) -> str | None:

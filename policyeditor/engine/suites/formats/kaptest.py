@@ -70,8 +70,13 @@ def is_kaptest_name(path: Path) -> bool:
 
 
 def looks_like_kaptest(doc: Any) -> bool:
-    """True for a mapping with any of kaptest's top-level keys."""
-    return isinstance(doc, dict) and bool(set(doc) & (set(_POLICY_KEYS) | set(_SUITE_KEYS)))
+    """True for a mapping with kaptest's top-level keys and no apiVersion or kind."""
+    # A kaptest manifest is not a Kubernetes-style object (pfnet/kaptest internal/tester
+    # manifest: version, policies, resources, testSuites...); a document with apiVersion or kind
+    # is some other tool's, even when it shares `policies` and `resources` (Kyverno CLI tests do).
+    if not isinstance(doc, dict) or "apiVersion" in doc or "kind" in doc:
+        return False
+    return bool(set(doc) & (set(_POLICY_KEYS) | set(_SUITE_KEYS)))
 
 
 def load_kaptest(path: Path, *, default_version: str | None = None) -> list[TestCase]:

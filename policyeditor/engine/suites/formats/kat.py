@@ -1,12 +1,16 @@
 """kat directories: policy/binding files next to a `tests/` folder of `<policy>.<test>.<expect>.<type>.yaml`.
 
-The layout follows zemanlx/kat: files sharing a base name form one case; the type suffix says what
-a file holds (object, oldObject, request, params, namespaceObject, authorizer, annotations,
-warnings) and `.gold.yaml` / `.message.txt` are the expected mutated object and denial message.
-The expect token (last segment of the base name) is allow, deny, warn or audit as in kat, plus our
-skip and error; a mutating case may omit it. Where kat compares a message exactly we accept either
-the API server's full text or the policy's own message inside it (kat prints the latter). A side
-file without any object/oldObject/request file is reported, as is the same field given twice.
+The layout follows zemanlx/kat (internal/loader request.go and suite.go): files sharing a base name
+form one case; the type suffix says what a file holds (object, oldObject, request, params,
+namespaceObject, authorizer, annotations, warnings) and `.gold.yaml` / `.message.txt` are the
+expected mutated object and denial message. As in kat, `.gold.yaml` counts beside an object or
+request file and `.message.txt` beside an object or oldObject file (kat looks them up from those
+files' names only); a case that mutates without a `.gold.yaml` fails. The expect token is read as
+kat reads it: `.deny.` (or a final `.deny`) expects a denial, anything else (allow, warn, audit)
+only that the request is allowed; our skip and error, as the last segment, expect that result.
+Where kat compares a message exactly we accept either the API server's full text or the policy's
+own message inside it (kat prints the latter). A side file without any object/oldObject/request
+file is reported, as is the same field given twice.
 """
 
 from __future__ import annotations
@@ -55,6 +59,9 @@ _EXPECT_TOKENS = {
     "error": "error",
 }
 _REQUEST_FIELDS = {"object", "oldObject", "params", "namespaceObject", "userInfo", "operation"}
+# kat decodes a request file into its simplifiedRequest struct, which has no apiVersion or kind:
+# a request written as a Kubernetes-style object keeps them and kat ignores them.
+_REQUEST_IGNORED = {"apiVersion", "kind"}
 _REQUEST_OVERRIDES = {
     "namespace",
     "name",
@@ -167,8 +174,17 @@ def _fill_case(case: TestCase, base: str, files: dict[str, Path], names: list[st
         if what in files:
             put(what, load_object(files[what], what=what), files[what])
     _apply_inputs(case, fields)
-    token = _EXPECT_TOKENS.get(base.rsplit(".", 1)[-1]) if "." in base else None
-    _apply_expectations(case, token, files)
+    _apply_expectations(case, _expect_token(base), files)
+
+
+def _expect_token(base: str) -> str | None:
+    """deny, skip, error, or None (expect allowed) for a case's base name."""
+    last = _EXPECT_TOKENS.get(base.rsplit(".", 1)[-1]) if "." in base else None
+    if last in ("skip", "error", "deny"):
+        return last
+    # kat's expectedAllowed: a `.deny.` anywhere in the base name (or a final `.deny`) expects a
+    # denial; `.warn.`, `.audit.` and anything else only that the request is allowed.
+    return "deny" if ".deny." in f"{base}." else None
 
 
 def _policy_for(base: str, names: list[str]) -> str:
@@ -184,10 +200,12 @@ def _policy_for(base: str, names: list[str]) -> str:
 
 def _read_request(path: Path, put: Any) -> None:
     request = load_mapping_or_empty(path, what="request")
-    unknown = sorted(set(request) - _REQUEST_FIELDS - _REQUEST_OVERRIDES)
+    unknown = sorted(set(request) - _REQUEST_FIELDS - _REQUEST_OVERRIDES - _REQUEST_IGNORED)
     if unknown:
         raise ValueError(f'{path.name}: unknown field "{unknown[0]}"')
     for key, value in request.items():
+        if key in _REQUEST_IGNORED:
+            continue
         if (
             key in ("object", "oldObject", "namespaceObject")
             and value is not None
@@ -244,22 +262,20 @@ def _apply_expectations(case: TestCase, token: str | None, files: dict[str, Path
         expect.allowed = False
     else:
         expect.allowed = True
-    if "message" in files:
+    # kat reads `<base>.message.txt` only from an .object.yaml or .oldObject.yaml name
+    # (loadAuxiliaryFiles, parseOldObjectYAML): beside a request file alone it is not read.
+    if "message" in files and files.keys() & {"object", "oldObject"}:
         expect.message_exact = read_text(files["message"], what="message file").strip()
     if "warnings" in files:
         text = read_text(files["warnings"], what="warnings file")
         expect.warnings = [line.strip() for line in text.splitlines() if line.strip()]
         expect.warnings_exact = True
-    elif token == "warn":
-        expect.result = "warn"
     if "annotations" in files:
         annotations = load_mapping_or_empty(files["annotations"], what="annotations")
         expect.audit_annotations = {
             str(k): "" if v is None else str(v) for k, v in annotations.items()
         }
         expect.audit_annotations_subset = True
-    elif token == "audit":
-        expect.result = "audit"
     if "authorizer" in files:
         entries = load_list(files["authorizer"], what="authorizer mocks")
         try:
@@ -267,7 +283,10 @@ def _apply_expectations(case: TestCase, token: str | None, files: dict[str, Path
         except ValueError as error:
             raise ValueError(f"{files['authorizer'].name}: {error}") from None
         case.authorizer = entries
-    if "gold" in files:
+    # loadGoldFile looks for `<base>.gold.yaml` from an .object.yaml or .request.yaml name; without
+    # one, kat fails a case whose policy changed the object ("policy mutated the object but no
+    # .gold.yaml file was provided", internal/evaluator/evaluator.go validateTestResult).
+    if "gold" in files and files.keys() & {"object", "request"}:
         expect.object = load_object(files["gold"], what="golden object")
     else:
         expect.forbid_mutation = True

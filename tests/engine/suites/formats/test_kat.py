@@ -204,3 +204,133 @@ def test_broken_authorizer_yaml_reports_the_line_of_the_file(tmp_path):
         "p.x.allow.authorizer.yaml: line 2: mapping values are not allowed"
         in cases["p.x.allow"].error
     )
+
+
+# What kat's own reader does (zemanlx/kat internal/loader request.go and suite.go,
+# internal/evaluator match.go and evaluator.go), where the API server has no say.
+
+DENY_ALL = """apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: p
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
+  validations:
+  - expression: "false"
+    message: no configmaps here
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: p-prod
+spec:
+  policyName: p
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector:
+      matchLabels: {env: prod}
+"""
+
+LABEL_ADDER = """apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: p
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{labels: {"added": "yes"}}}'
+"""
+
+
+def _run(tmp_path: Path, policies: str, files: dict[str, str]) -> dict:
+    from policyeditor.engine.suites.case import run_case
+
+    (tmp_path / "policies.yaml").write_text(policies)
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    for name, text in files.items():
+        (tests / name).write_text(text)
+    return {case.name: (case, run_case(case)) for case in load_kat(tmp_path)}
+
+
+def test_a_request_file_may_carry_apiversion_and_kind(tmp_path):
+    request = "apiVersion: admission.k8s.io/v1\nkind: AdmissionRequest\noperation: CREATE\n"
+    files = {"p.x.allow.request.yaml": request + "object:\n  " + OBJECT.replace("\n", "\n  ")}
+    case = _cases(_suite(tmp_path, files))["p.x.allow"]
+    assert case.error is None
+    assert case.operation == "CREATE"
+    assert "apiVersion" not in case.request and "kind" not in case.request
+
+
+def test_without_a_namespace_object_every_namespace_selector_matches(tmp_path):
+    results = _run(tmp_path, DENY_ALL, {"p.in-default.deny.object.yaml": OBJECT})
+    case, result = results["p.in-default.deny"]
+    assert result.passed, result.failures
+    assert result.outcome["allowed"] is False
+
+
+def test_a_namespace_object_still_decides_the_namespace_selector(tmp_path):
+    namespace = "apiVersion: v1\nkind: Namespace\nmetadata: {name: default, labels: {env: dev}}\n"
+    files = {
+        "p.dev.allow.object.yaml": OBJECT,
+        "p.dev.allow.namespaceObject.yaml": namespace,
+    }
+    case, result = _run(tmp_path, DENY_ALL, files)["p.dev.allow"]
+    assert result.passed, result.failures
+
+
+@pytest.mark.parametrize("token", ["warn", "audit"])
+def test_warn_and_audit_without_side_files_only_expect_the_request_allowed(tmp_path, token):
+    case = _cases(_suite(tmp_path, {f"p.x.{token}.object.yaml": OBJECT}))[f"p.x.{token}"]
+    assert case.expect.allowed is True
+    assert case.expect.result is None
+    assert case.expect.warnings is None and case.expect.audit_annotations is None
+
+
+def test_deny_anywhere_in_the_base_name_expects_a_denial(tmp_path):
+    case = _cases(_suite(tmp_path, {"p.deny.too-big.object.yaml": OBJECT}))["p.deny.too-big"]
+    assert case.expect.allowed is False
+
+
+def test_a_message_file_counts_beside_an_object_or_old_object_only(tmp_path):
+    files = {
+        "p.req.deny.request.yaml": "operation: CREATE\nobject:\n  " + OBJECT.replace("\n", "\n  "),
+        "p.req.deny.message.txt": "ignored by kat\n",
+        "p.obj.deny.object.yaml": OBJECT,
+        "p.obj.deny.message.txt": "read\n",
+        "p.old.deny.oldObject.yaml": OBJECT,
+        "p.old.deny.message.txt": "read too\n",
+    }
+    cases = _cases(_suite(tmp_path, files))
+    assert cases["p.req.deny"].expect.message_exact is None
+    assert cases["p.obj.deny"].expect.message_exact == "read"
+    assert cases["p.old.deny"].expect.message_exact == "read too"
+
+
+def test_a_gold_file_counts_beside_an_object_or_request_only(tmp_path):
+    files = {
+        "p.req.request.yaml": "operation: CREATE\nobject:\n  " + OBJECT.replace("\n", "\n  "),
+        "p.req.gold.yaml": OBJECT,
+        "p.old.oldObject.yaml": OBJECT,
+        "p.old.gold.yaml": OBJECT,
+    }
+    cases = _cases(_suite(tmp_path, files))
+    assert cases["p.req"].expect.object["kind"] == "ConfigMap"
+    assert cases["p.old"].expect.object is UNSET
+    assert cases["p.old"].expect.forbid_mutation
+
+
+def test_a_mutation_without_a_gold_file_fails_as_in_kat(tmp_path):
+    case, result = _run(tmp_path, LABEL_ADDER, {"p.adds-label.object.yaml": OBJECT})["p.adds-label"]
+    assert not result.passed
+    assert result.failures[0].startswith(
+        "policy mutated the object but no .gold.yaml file was provided"
+    )

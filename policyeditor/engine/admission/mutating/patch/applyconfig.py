@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from policyeditor.engine import schemas
+from policyeditor.engine.admission.mutating.patch.quantities import QuantityError, canonicalize
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 _ABSENT = object()
@@ -69,8 +70,30 @@ def _go_plain(value: Any) -> str:
     return str(value)
 
 
+def smd_scalar(schema: dict, types: set[str]) -> str:
+    """The SMD scalar of a leaf schema: "numeric", "string", "boolean" or "untyped"."""
+    # kubernetes/kube-openapi pkg/schemaconv/smd.go, convertPrimitive: integers and numbers are
+    # numeric, strings are strings only with format "" or "byte" (date-time, int-or-string and
+    # every other format are untyped), booleans boolean. ToSchemaFromOpenAPI hardcodes Quantity as
+    # untyped too; the schemas here spell Quantity (string|number) and IntOrString
+    # (string|integer) as a oneOf of scalar types, which is how both are recognised.
+    if len(types) != 1:
+        return "untyped"
+    (kind,) = types
+    if kind in ("integer", "number"):
+        return "numeric"
+    if kind == "string":
+        return "string" if schema.get("format") in (None, "", "byte") else "untyped"
+    if kind == "boolean":
+        return "boolean"
+    return "untyped"
+
+
 def _type_error(path: str, schema: dict, value: Any) -> str | None:
     """The typed-conversion complaint for a value of the wrong JSON type, or None."""
+    # sigs.k8s.io/structured-merge-diff typed/validate.go validateScalar and typed/helpers.go
+    # deduceAtom; a schema without a type accepts any value (schemaconv: untyped scalar, list
+    # and map).
     types = schemas.schema_types(schema)
     if not types or value is None:
         return None
@@ -79,19 +102,22 @@ def _type_error(path: str, schema: dict, value: Any) -> str | None:
         wanted = "map" if "object" in types else "list"
         fits = isinstance(value, dict) if wanted == "map" else isinstance(value, list)
         return None if fits else f"{where}: expected {wanted}, got &{{{_go_plain(value)}}}"
-    if types & {"integer", "number"}:
+    scalar = smd_scalar(schema, types)
+    if scalar == "numeric":
         # SMD has one numeric scalar type: ints and floats both fit integer fields.
         if isinstance(value, int | float) and not isinstance(value, bool):
             return None
         return f"{where}: expected numeric (int or float), got {_go_type_name(value)}"
-    if "string" in types:
+    if scalar == "string":
         if isinstance(value, str):
             return None
         return f"{where}: expected string, got &value.valueUnstructured{{Value:{_go_sharp(value)}}}"
-    if "boolean" in types:
+    if scalar == "boolean":
         if isinstance(value, bool):
             return None
         return f"{where}: expected boolean, got &{{{_go_plain(value)}}}"
+    if isinstance(value, dict | list):
+        return f"{where}: expected any scalar, got &{{{_go_plain(value)}}}"
     return None
 
 
@@ -311,6 +337,7 @@ def apply_configuration(
         )
     if not isinstance(live, dict):
         raise ApplyError("error applying patch: the object to mutate is not an object")
+    builtin = schema is None
     if schema is None:
         group, _, ver = str(live.get("apiVersion") or "").rpartition("/")
         schema = schemas.schema_for(group, ver, str(live.get("kind") or ""), k8s_version)
@@ -336,6 +363,15 @@ def apply_configuration(
         merged = merge_values(live, patch, schema, k8s_version)
     except ApplyError as exc:
         raise ApplyError(f"error applying patch: failed to merge patch: {exc}") from None
+    if builtin and schema is not None:
+        # The dispatcher converts the merged object back to its Go type (ConvertToVersion):
+        # quantities come out canonical; its errors are not wrapped in "error applying patch".
+        # kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/
+        # mutating/dispatcher.go, dispatchOne.
+        try:
+            merged = canonicalize(merged, schema, k8s_version=k8s_version)
+        except QuantityError as exc:
+            raise ApplyError(str(exc)) from None
     return merged
 
 

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from policyeditor.engine import schemas
+from policyeditor.engine.admission.mutating.patch.quantities import QuantityError, canonicalize
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 _INDEX = re.compile(r"\[\d+\]")
@@ -152,6 +153,12 @@ def strict_decode(obj: Any, *, k8s_version: str = DEFAULT_VERSION) -> Any:
         return obj
     unknown: list[str] = []
     decoded = _decode(obj, schema, "", k8s_version, unknown, str(obj.get("kind") or ""))
+    try:
+        # Quantity.UnmarshalJSON parses each quantity (its error ends decoding at once, before
+        # the strict unknown-field check); re-encoding writes the canonical form.
+        decoded = canonicalize(decoded, schema, k8s_version=k8s_version)
+    except QuantityError as exc:
+        raise DecodeError(str(exc)) from None
     if unknown:
         raise DecodeError(
             "strict decoding error: " + ", ".join(f'unknown field "{path}"' for path in unknown)
