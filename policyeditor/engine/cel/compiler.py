@@ -267,10 +267,22 @@ def _compile(
 
     for offset in formats_decls.optional_suffix_offsets(expression):
         rw.add(offset, offset, formats_decls.OPTIONAL_SUFFIX)
-    if env.mutating and rewrite.may_construct(expression):
+    constructs = env.mutating and rewrite.may_construct(expression)
+    tests_variables = (
+        bool(declarations.variables)
+        and context != Context.MATCH_CONDITION
+        and rewrite.may_test_variables(expression)
+    )
+    if constructs or tests_variables:
         parsed = _parse(env, expression)
         if parsed is not None:
-            rewrite.construction_rewrites(rw, parsed.expr, dict(parsed.source_info.positions))
+            positions = dict(parsed.source_info.positions)
+            if constructs:
+                rewrite.construction_rewrites(rw, parsed.expr, positions)
+            if tests_variables:
+                rewrite.variable_presence_rewrites(
+                    rw, parsed.expr, positions, declarations.variables
+                )
     compiled = None
     error_text = ""
     for _ in range(_MAX_REWRITE_ROUNDS):
