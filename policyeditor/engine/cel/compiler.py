@@ -9,7 +9,7 @@ from typing import Any
 
 from google.protobuf import any_pb2
 
-from policyeditor.engine.cel import cost, features, library_bridge, validators
+from policyeditor.engine.cel import aliases, cost, features, library_bridge, validators
 from policyeditor.engine.cel.environment import Environment, get_environment, split_type_params
 from policyeditor.engine.cel.issues import (
     CelIssue,
@@ -293,16 +293,28 @@ def _compile(
             error_text = str(exc)
         wrapped = False
         for line, column, message in parse_engine_issues(error_text):
-            if line and _CROSS_NUMERIC.match(message):
-                offset = rw.to_original(line_column_to_offset(rw.text, line, column))
+            if not line:
+                continue
+            offset = rw.to_original(line_column_to_offset(rw.text, line, column))
+            if _CROSS_NUMERIC.match(message):
                 wrapped = rewrite.wrap_right_operand(rw, offset) or wrapped
+            else:
+                wrapped = aliases.retry_under_alias(rw, message, offset, env.aliases) or wrapped
         if not wrapped:
             break
     if compiled is None:
         return CompileResult(
-            errors=_engine_issues(error_text, rw, feature_minor, env_type, declarations, context)
+            errors=_engine_issues(
+                aliases.plain_names(error_text, env.aliases),
+                rw,
+                feature_minor,
+                env_type,
+                declarations,
+                context,
+            )
         )
     checked = ast_pb.checked_from_bytes(compiled.serialize())
+    aliases.restore_names(checked, env.aliases)
     positions = checked.source_info.positions
     errors = []
     from policyeditor.engine.cel.library.typecheck import (
@@ -326,6 +338,7 @@ def _compile(
         rw.add(end, end, ").optMap(__v, [__v]).orValue([])")
         try:
             checked = ast_pb.checked_from_bytes(env.env.compile(rw.text).serialize())
+            aliases.restore_names(checked, env.aliases)
             unwrap_optional = True
         except Exception:  # noqa: BLE001 - keep the optional; its value reads as None
             pass

@@ -33,6 +33,8 @@ class Environment:
     variables: dict[str, str] = field(default_factory=dict)  # name -> cel-go type string
     authorizer: bool = False
     mutating: bool = False
+    # library.registry.Alias: overloads the checker knows by another name (compiler retries).
+    aliases: tuple[Any, ...] = ()
 
 
 _PRIMITIVE_TYPES = {
@@ -134,7 +136,9 @@ def get_environment(
         functions: list[Any] = check_only_declarations()
         extensions = [helper_extension()]
         library_decls = library_bridge.declarations(feature_minor, mutating)
+        aliases: tuple[Any, ...] = ()
         if library_decls is not None:
+            aliases = library_decls.aliases
             functions += library_decls.functions
             # After the config's built-in extensions: names they already declare merge here.
             extensions.append(library_decls.extension())
@@ -153,4 +157,5 @@ def get_environment(
         variables=variables,
         authorizer=authorizer,
         mutating=mutating,
+        aliases=aliases,
     )
