@@ -31,7 +31,7 @@ from policyeditor.engine.cel.runtime import lowering as runtime_ast
 from policyeditor.engine.cel.runtime.functions import JSONPATCH_FN, OBJECT_FN
 from policyeditor.engine.cel.syntax import ast_pb, rewrite
 from policyeditor.engine.cel.syntax.walk import node_type, walk
-from policyeditor.engine.versions import normalize_version
+from policyeditor.engine.versions import minor, normalize_version
 
 _CACHE: OrderedDict[tuple, CompileResult] = OrderedDict()
 _CACHE_SIZE = 4096
@@ -347,7 +347,7 @@ def _compile(
         for index, name in enumerate(declarations.variables)
         if declarations.variable_type(index).startswith("optional_type(")
     )
-    runtime = runtime_ast.prepare(checked, optional_variables)
+    runtime = runtime_ast.prepare(checked, optional_variables, minor(version))
     runtime.unwrap_optional = unwrap_optional
     try:
         program_expr = env.env.deserialize(ast_pb.checked_to_bytes(runtime.checked))
