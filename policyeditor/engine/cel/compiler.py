@@ -218,6 +218,9 @@ def _member_call_types(message: str, source: str, offset: int) -> str:
     name = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\Z", before)
     if name is None or not before[: name.start()].rstrip().endswith("."):
         return message
+    function = message[len("found no matching overload for '") :].split("'", 1)[0]
+    if function.rsplit(".", 1)[-1] != name.group(1):
+        return message  # a macro's expansion (`all` -> `_&&_`) reported at the macro's call
     args = split_type_params(match.group(2))
     if not args:
         return message

@@ -13,6 +13,7 @@ from policyeditor.engine.cel import k8s_types, library_bridge
 from policyeditor.engine.cel.descriptors import shared_pool
 from policyeditor.engine.cel.features import FeatureSet
 from policyeditor.engine.cel.model import Context, Declarations
+from policyeditor.engine.cel.runtime import selects
 from policyeditor.engine.cel.runtime.functions import check_only_declarations, helper_extension
 
 # Names the runtime binds instead of the typed variables: the checker sees the typed
@@ -134,7 +135,7 @@ def get_environment(
     with _LOCK:
         config = cel.NewEnvConfigFromYaml(_config_yaml(features))
         functions: list[Any] = check_only_declarations()
-        extensions = [helper_extension()]
+        extensions = [helper_extension(), selects.extension()]
         library_decls = library_bridge.declarations(feature_minor, mutating)
         aliases: tuple[Any, ...] = ()
         if library_decls is not None:
