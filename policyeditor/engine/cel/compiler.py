@@ -9,7 +9,14 @@ from typing import Any
 
 from google.protobuf import any_pb2
 
-from policyeditor.engine.cel import aliases, cost, features, library_bridge, validators
+from policyeditor.engine.cel import (
+    aliases,
+    cost,
+    features,
+    format_check,
+    library_bridge,
+    validators,
+)
 from policyeditor.engine.cel.environment import Environment, get_environment, split_type_params
 from policyeditor.engine.cel.issues import (
     CelIssue,
@@ -324,7 +331,12 @@ def _compile(
         generic_findings,  # list(A) overloads (cel-library)
     )
 
-    for node_id, message in [*validators.validate(checked), *generic_findings(checked)]:
+    findings = [
+        *validators.validate(checked),
+        *generic_findings(checked),
+        *format_check.validate(checked),
+    ]
+    for node_id, message in findings:
         offset = positions.get(node_id)
         errors.append(
             _issue(expression, rw.to_original(offset) if offset is not None else None, message)

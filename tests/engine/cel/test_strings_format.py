@@ -20,9 +20,18 @@ def formatted(fmt: str, args: str, version: str = "1.37"):
 
 
 def format_error(fmt: str, args: str) -> str:
-    result = cel.evaluate_expression(f"{fmt!r}.format([{args}])")
+    """The error of a format call whose arguments the checker only knows as dyn."""
+    dynamic = ", ".join(f"dyn({a.strip()})" for a in args.split(",")) if args else ""
+    result = cel.evaluate_expression(f"{fmt!r}.format([{dynamic}])")
+    if not isinstance(result, cel.EvalResult):  # a clause or count error: found when checking
+        return result.error_text()
     assert result.error is not None, result.value
     return result.error.message
+
+
+def check_errors(expr: str) -> list[tuple[str, int]]:
+    result = cel.compile_expression(expr, version="1.37")
+    return [(issue.message, issue.column) for issue in result.errors]
 
 
 @pytest.mark.parametrize(
@@ -154,3 +163,27 @@ def test_fixed_point_groups_digits_in_the_en_us_locale():
 
 def test_string_clause_prints_doubles_as_cel_string_conversion():
     assert formatted("%s %s %s %s", "1e6, 123456.0, 0.00001, 1.0") == "1e+06 123456 1e-05 1"
+
+
+def test_literal_format_calls_are_checked_after_type_checking():
+    # google/cel-go ext/formatting.go, stringFormatValidator: reported at the bad argument.
+    assert check_errors("'%d %s'.format(['x', 1])") == [
+        (
+            "error during formatting: decimal clause can only be used on integers, was given string",
+            17,
+        )
+    ]
+    assert check_errors("'%s'.format([[1, ip('1.2.3.4')]])") == [
+        (
+            "error during formatting: string clause can only be used on strings, bools, bytes, "
+            "ints, doubles, maps, lists, types, durations, and timestamps, was given net.IP",
+            20,
+        )
+    ]
+    assert check_errors("'%d %d %d'.format([0, 1])") == [("index 2 out of range", 18)]
+    assert check_errors("'%s %s'.format(['abc', 'def', 'ghi'])") == [
+        ("too many arguments supplied to string.format (expected 2, got 3)", 15)
+    ]
+    assert check_errors("'filler %'.format([])") == [("unexpected end of string", 18)]
+    assert check_errors("'%d'.format([dyn('x')])") == []
+    assert check_errors("object.f.format(['x'])") == []
