@@ -146,6 +146,11 @@ NULLS = {"spec": {"x": None, "n": 1, "items": [None, {"name": "a"}], "m": {"k": 
         ("object.spec.items.map(i, i.name)", "no such key: name"),
         ("object.spec.m.k != null && object.spec.x.q == 1", "no such key: q"),
         ("dyn(null).a", "no such key: a"),
+        ('object.spec.x["y"]', "no such key: y"),
+        ('object.spec.n["y"]', "no such key: y"),
+        ("object.spec.x[0]", "no such key: 0"),
+        ('object.spec.m["k"]["j"]["z"]', "no such key: z"),
+        ('object.spec.items[1].name == "a" && object.spec.x["q"] == 1', "no such key: q"),
     ],
 )
 def test_selecting_a_field_of_null_names_the_missing_key(expr, message):
