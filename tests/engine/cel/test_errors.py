@@ -181,3 +181,9 @@ def test_a_macro_expansion_overload_error_keeps_the_operator_form():
     assert [i.message for i in compile_errors("[1].all(x, x)")] == [
         "found no matching overload for '_&&_' applied to '(bool, int)'"
     ]
+
+
+def test_has_of_something_other_than_a_selection_is_cel_gos_macro_error():
+    # google/cel-go parser/macro.go, makeHas: reported at the argument
+    (issue,) = compile_errors("has(object)")
+    assert (issue.message, issue.column) == ("invalid argument to has() macro", 5)
