@@ -9,7 +9,14 @@ from typing import Any
 
 from google.protobuf import any_pb2
 
-from policyeditor.engine.cel import cost, features, library_bridge, validators
+from policyeditor.engine.cel import (
+    aliases,
+    cost,
+    features,
+    format_check,
+    library_bridge,
+    validators,
+)
 from policyeditor.engine.cel.environment import Environment, get_environment, split_type_params
 from policyeditor.engine.cel.issues import (
     CelIssue,
@@ -31,7 +38,7 @@ from policyeditor.engine.cel.runtime import lowering
 from policyeditor.engine.cel.runtime.functions import JSONPATCH_FN, OBJECT_FN
 from policyeditor.engine.cel.syntax import ast_pb, rewrite
 from policyeditor.engine.cel.syntax.walk import node_type, walk
-from policyeditor.engine.versions import normalize_version
+from policyeditor.engine.versions import minor, normalize_version
 
 _CACHE: OrderedDict[tuple, CompileResult] = OrderedDict()
 _CACHE_SIZE = 4096
@@ -218,6 +225,9 @@ def _member_call_types(message: str, source: str, offset: int) -> str:
     name = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\Z", before)
     if name is None or not before[: name.start()].rstrip().endswith("."):
         return message
+    function = message[len("found no matching overload for '") :].split("'", 1)[0]
+    if function.rsplit(".", 1)[-1] != name.group(1):
+        return message  # a macro's expansion (`all` -> `_&&_`) reported at the macro's call
     args = split_type_params(match.group(2))
     if not args:
         return message
@@ -267,10 +277,22 @@ def _compile(
 
     for offset in formats_decls.optional_suffix_offsets(expression):
         rw.add(offset, offset, formats_decls.OPTIONAL_SUFFIX)
-    if env.mutating and rewrite.may_construct(expression):
+    constructs = env.mutating and rewrite.may_construct(expression)
+    tests_variables = (
+        bool(declarations.variables)
+        and context != Context.MATCH_CONDITION
+        and rewrite.may_test_variables(expression)
+    )
+    if constructs or tests_variables:
         parsed = _parse(env, expression)
         if parsed is not None:
-            rewrite.construction_rewrites(rw, parsed.expr, dict(parsed.source_info.positions))
+            positions = dict(parsed.source_info.positions)
+            if constructs:
+                rewrite.construction_rewrites(rw, parsed.expr, positions)
+            if tests_variables:
+                rewrite.variable_presence_rewrites(
+                    rw, parsed.expr, positions, declarations.variables
+                )
     compiled = None
     error_text = ""
     for _ in range(_MAX_REWRITE_ROUNDS):
@@ -281,23 +303,40 @@ def _compile(
             error_text = str(exc)
         wrapped = False
         for line, column, message in parse_engine_issues(error_text):
-            if line and _CROSS_NUMERIC.match(message):
-                offset = rw.to_original(line_column_to_offset(rw.text, line, column))
+            if not line:
+                continue
+            offset = rw.to_original(line_column_to_offset(rw.text, line, column))
+            if _CROSS_NUMERIC.match(message):
                 wrapped = rewrite.wrap_right_operand(rw, offset) or wrapped
+            else:
+                wrapped = aliases.retry_under_alias(rw, message, offset, env.aliases) or wrapped
         if not wrapped:
             break
     if compiled is None:
         return CompileResult(
-            errors=_engine_issues(error_text, rw, feature_minor, env_type, declarations, context)
+            errors=_engine_issues(
+                aliases.plain_names(error_text, env.aliases),
+                rw,
+                feature_minor,
+                env_type,
+                declarations,
+                context,
+            )
         )
     checked = ast_pb.checked_from_bytes(compiled.serialize())
+    aliases.restore_names(checked, env.aliases)
     positions = checked.source_info.positions
     errors = []
     from policyeditor.engine.cel.library.typecheck import (
         generic_findings,  # list(A) overloads (cel-library)
     )
 
-    for node_id, message in [*validators.validate(checked), *generic_findings(checked)]:
+    findings = [
+        *validators.validate(checked),
+        *generic_findings(checked),
+        *format_check.validate(checked),
+    ]
+    for node_id, message in findings:
         offset = positions.get(node_id)
         errors.append(
             _issue(expression, rw.to_original(offset) if offset is not None else None, message)
@@ -314,6 +353,7 @@ def _compile(
         rw.add(end, end, ").optMap(__v, [__v]).orValue([])")
         try:
             checked = ast_pb.checked_from_bytes(env.env.compile(rw.text).serialize())
+            aliases.restore_names(checked, env.aliases)
             unwrap_optional = True
         except Exception:  # noqa: BLE001 - keep the optional; its value reads as None
             pass
@@ -322,7 +362,7 @@ def _compile(
         for index, name in enumerate(declarations.variables)
         if declarations.variable_type(index).startswith("optional_type(")
     )
-    runtime = lowering.prepare(checked, optional_variables)
+    runtime = lowering.prepare(checked, optional_variables, minor(version))
     runtime.unwrap_optional = unwrap_optional
     try:
         program_expr = env.env.deserialize(ast_pb.checked_to_bytes(runtime.checked))

@@ -35,6 +35,8 @@ def call_cost(function: str) -> int:
     """Runtime cost of one call of function (sizes unknown: cel-go's minimum)."""
     if function == "__k8s_variable":
         return 2  # cel-go: the `variables` identifier plus the field selection
+    if function == "__k8s_variable_ready":
+        return 1  # `has(variables.x)`: the identifier; the presence test itself is free
     if function in _FREE_CALLS:
         return 0
     if function == "__k8s_add":

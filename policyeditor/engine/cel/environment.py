@@ -13,6 +13,7 @@ from policyeditor.engine.cel import k8s_types, library_bridge
 from policyeditor.engine.cel.descriptors import shared_pool
 from policyeditor.engine.cel.features import FeatureSet
 from policyeditor.engine.cel.model import Context, Declarations
+from policyeditor.engine.cel.runtime import selects
 from policyeditor.engine.cel.runtime.functions import check_only_declarations, helper_extension
 
 # Names the runtime binds instead of the typed variables: the checker sees the typed
@@ -33,6 +34,8 @@ class Environment:
     variables: dict[str, str] = field(default_factory=dict)  # name -> cel-go type string
     authorizer: bool = False
     mutating: bool = False
+    # library.registry.Alias: overloads the checker knows by another name (compiler retries).
+    aliases: tuple[Any, ...] = ()
 
 
 _PRIMITIVE_TYPES = {
@@ -135,9 +138,11 @@ def get_environment(
     with _LOCK:
         config = cel.NewEnvConfigFromYaml(_config_yaml(features))
         functions: list[Any] = check_only_declarations()
-        extensions = [helper_extension()]
+        extensions = [helper_extension(), selects.extension()]
         library_decls = library_bridge.declarations(feature_minor, mutating)
+        aliases: tuple[Any, ...] = ()
         if library_decls is not None:
+            aliases = library_decls.aliases
             functions += library_decls.functions
             # After the config's built-in extensions: names they already declare merge here.
             extensions.append(library_decls.extension())
@@ -156,4 +161,5 @@ def get_environment(
         variables=variables,
         authorizer=authorizer,
         mutating=mutating,
+        aliases=aliases,
     )

@@ -15,6 +15,10 @@ from policyeditor.engine.versions import minor, normalize_version
 # First Kubernetes minor that enables each cel-go feature this package implements itself.
 TWO_VAR_COMPREHENSIONS = 32
 LISTS_EXT = 34
+# golang.org/x/text's en scientific pattern writes `×` between narrow no-break spaces (U+202F) in
+# the versions Kubernetes 1.30-1.32 vendor (google/cel-go ext/strings_test.go of those releases:
+# "1.052033\u202f\u00d7\u202f10\u2070\u00b3"), and `×` alone from 1.33.
+PLAIN_SCIENTIFIC_TIMES = 33
 
 # Functions and macros of cel-go extensions, by the minor that introduced them; used to tell the
 # user which version an unsupported function needs.
@@ -63,3 +67,10 @@ def feature_minor(version: str, env_type: EnvType) -> int:
 def required_version(minor_number: int) -> str:
     """ "1.NN" for a minor number."""
     return f"1.{minor_number}"
+
+
+def scientific_times(server_minor: int | None) -> str:
+    """The `×` of `'%e'.format(...)` on a Kubernetes 1.<server_minor> server (None: newest)."""
+    if server_minor is not None and server_minor < PLAIN_SCIENTIFIC_TIMES:
+        return "\u202f×\u202f"
+    return "×"

@@ -101,6 +101,16 @@ _COMPILE_REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(r"^undefined field '([^']*)' not found in struct '[^']*'$"),
         r"undefined field '\1'",
     ),
+    # google/cel-go parser/macro.go, makeHas
+    (
+        re.compile(r"^has\(\) argument must be a field selection$"),
+        "invalid argument to has() macro",
+    ),
+    # google/cel-go checker/errors.go, typeDoesNotSupportFieldSelection
+    (
+        re.compile(r"^expression of type '(.*)' cannot be the operand of a select operation$"),
+        r"type '\1' does not support field selection",
+    ),
     # cel-expr-python's parser nests at most 32 levels (cel-go allows 250): an engine limit.
     (
         re.compile(r"^Exceeded max recursion depth of (\d+) when parsing\.?$"),

@@ -10,6 +10,7 @@ from policyeditor.engine.cel.cost import PER_CALL_LIMIT
 from policyeditor.engine.cel.issues import CelIssue
 from policyeditor.engine.cel.issues import translate_runtime_message as _translate
 from policyeditor.engine.cel.model import CompileResult, Context, EvalResult
+from policyeditor.engine.cel.runtime import selects
 from policyeditor.engine.cel.runtime.activation import Activation
 from policyeditor.engine.cel.runtime.functions import holder_name, strip_markers
 from policyeditor.engine.cel.runtime.state import CURRENT, CostBudget, CostExceeded, EvalState
@@ -159,6 +160,8 @@ class Program:
         self._variables = runtime.variables
         # Built on first use: the program for when every variable it reads is resolved.
         self._resolved_expression: Any = None
+        # Built on first use: the program that selects fields as cel-go does (runtime/selects.py).
+        self._select_expression: Any = None
 
     def to_original(self, offset: int) -> int:
         """Map an offset of the checked AST's source positions to the user's text."""
@@ -217,6 +220,11 @@ class Program:
             if failed is not None:
                 return False, failed
             is_error, raw = _inspect(value)
+        if is_error and not state.exceeded and selects.failed_on_non_map(str(value.value())):
+            rerun = self._run_with_selects(activation, state, with_authorizer, resolver)
+            if rerun is not None:
+                value = rerun
+                is_error, raw = _inspect(value)
         if state.exceeded:
             return False, state.exceeded
         if is_error:
@@ -244,6 +252,41 @@ class Program:
         if self._literal and not state.exceeded:
             self._literal_result = (True, plain)
         return True, plain
+
+    def _run_with_selects(
+        self, activation: Activation, state: EvalState, with_authorizer: bool, resolver: Any
+    ) -> Any:
+        """Evaluate again selecting fields as cel-go does: the value, or None if impossible.
+
+        Only after the engine refused a selection from a value without fields: the result (a
+        `no such key` error, or false for a presence test) is the one kube-apiserver gives.
+        Costs charged while running (loops, library calls) are charged again by this run.
+        """
+        if self._select_expression is None:
+            checked = selects.with_select_helpers(self.runtime.checked)
+            if checked is None:
+                return None
+            try:
+                self._select_expression = self._engine_env.deserialize(
+                    ast_pb.checked_to_bytes(checked)
+                )
+            except Exception:  # noqa: BLE001 - keep the engine's own error
+                return None
+        token = CURRENT.set(state)
+        try:
+            engine_activation = activation.engine_activation(
+                self._engine_env,
+                authorizer=with_authorizer,
+                match_condition=self._match_condition,
+                resolver=resolver,
+            )
+            return self._select_expression.eval(activation=engine_activation)
+        except CostExceeded:
+            return None
+        except Exception:  # noqa: BLE001 - keep the engine's own error
+            return None
+        finally:
+            CURRENT.reset(token)
 
     def _resolved(self) -> Any:
         """The engine program of runtime.resolved_checked (None when there is none)."""

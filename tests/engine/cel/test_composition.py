@@ -107,3 +107,59 @@ def test_optional_variables_stay_optional_for_their_readers():
     absent = evaluate(variables, "variables.img.orValue('none')", obj={"spec": {}})
     assert (present.value, absent.value) == ("nginx", "none")
     assert evaluate(variables, "variables.img.hasValue()", obj={"spec": {}}).value is False
+
+
+# `variables` is an object type backed by a lazy map (kubernetes/kubernetes
+# staging/src/k8s.io/apiserver/pkg/cel/lazy/lazy.go, MapValue.Find): `has(variables.x)` is a
+# presence test, bool at check time, resolving x; `has(variables.x.f)` tests x's field.
+PSC = [("psc", "object.spec.securityContext"), ("missing", "object.spec.nope")]
+WITH_PSC = {"spec": {"securityContext": {"runAsUser": 1000}}}
+
+
+def test_has_of_a_declared_variable_is_a_bool_presence_test():
+    _, _, main = compiled(PSC, "has(variables.psc)")
+    assert main.ok, main.errors
+    assert main.output_type == "bool"
+    assert evaluate(PSC, "has(variables.psc)", obj=WITH_PSC).value is True
+    assert evaluate(PSC, "has(variables.psc) == true", obj=WITH_PSC).value is True
+    assert evaluate(PSC, "!has(variables.psc)", obj=WITH_PSC).value is False
+
+
+def test_has_of_a_variable_and_of_its_field_combine():
+    expr = "has(variables.psc) && has(variables.psc.runAsUser)"
+    assert evaluate(PSC, expr, obj=WITH_PSC).value is True
+    assert (
+        evaluate(PSC, "has(variables.psc) && has(variables.psc.runAsGroup)", obj=WITH_PSC).value
+        is False
+    )
+    assert (
+        evaluate(PSC, "has(variables.psc) ? variables.psc.runAsUser : 0", obj=WITH_PSC).value
+        == 1000
+    )
+
+
+def test_has_of_a_variable_whose_value_is_null_is_true():
+    variables = [("none", "null")]
+    assert evaluate(variables, "has(variables.none)").value is True
+
+
+def test_has_of_a_failing_variable_is_the_variable_error():
+    result = evaluate(PSC, "has(variables.missing)", obj=WITH_PSC)
+    assert result.value is None
+    assert result.error.message == (
+        'composited variable "missing" fails to evaluate: no such key: nope'
+    )
+
+
+def test_has_of_an_undeclared_variable_is_an_undefined_field():
+    _, _, main = compiled(PSC, "has(variables.nope)")
+    assert [issue.message for issue in main.errors] == ["undefined field 'nope'"]
+
+
+def test_has_of_a_variable_works_inside_macros_and_other_variables():
+    variables = [*PSC, ("set", "has(variables.psc) && has(variables.psc.runAsUser)")]
+    assert evaluate(variables, "variables.set", obj=WITH_PSC).value is True
+    assert evaluate(PSC, "[1, 2].all(i, has(variables.psc))", obj=WITH_PSC).value is True
+    # A loop variable named `variables` shadows the declared object: a map is tested.
+    expr = "[{'psc': 1}].all(variables, has(variables.psc))"
+    assert evaluate(PSC, expr, obj=WITH_PSC).value is True

@@ -128,3 +128,62 @@ def test_the_engine_nesting_limit_is_reported_as_an_engine_limit():
     assert issue.line is None
     assert "not of Kubernetes" in issue.message
     assert not compile_errors(" && ".join(f"object.a{i} == 1" for i in range(60)))
+
+
+# google/cel-go interpreter/attributes.go, refQualify: a value without fields answers
+# `no such key: <field>` to a selection and "not present" to a presence test.
+NULLS = {"spec": {"x": None, "n": 1, "items": [None, {"name": "a"}], "m": {"k": {"j": None}}}}
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("object.spec.x.y", "no such key: y"),
+        ("object.spec.x.y.z", "no such key: y"),
+        ("object.spec.m.k.j.z", "no such key: z"),
+        ("object.spec.n.y", "no such key: y"),
+        ("object.spec.items[0].name", "no such key: name"),
+        ("object.spec.items.map(i, i.name)", "no such key: name"),
+        ("object.spec.m.k != null && object.spec.x.q == 1", "no such key: q"),
+        ("dyn(null).a", "no such key: a"),
+        ('object.spec.x["y"]', "no such key: y"),
+        ('object.spec.n["y"]', "no such key: y"),
+        ("object.spec.x[0]", "no such key: 0"),
+        ('object.spec.m["k"]["j"]["z"]', "no such key: z"),
+        ('object.spec.items[1].name == "a" && object.spec.x["q"] == 1', "no such key: q"),
+    ],
+)
+def test_selecting_a_field_of_null_names_the_missing_key(expr, message):
+    assert runtime_error(expr, object=NULLS) == message
+
+
+def test_a_presence_test_on_null_is_false():
+    result = cel.evaluate_expression(
+        "has(object.spec.x.y) || has(object.spec.n.y) || has(object.spec.m.k.j.z)", object=NULLS
+    )
+    assert (result.value, result.error) == (False, None)
+    both = cel.evaluate_expression("has(object.spec.m.k) && !has(object.spec.x.y)", object=NULLS)
+    assert both.value is True
+
+
+def test_selecting_from_a_value_typed_without_fields_is_a_checker_error():
+    # google/cel-go checker/errors.go, typeDoesNotSupportFieldSelection
+    assert [i.message for i in compile_errors("null.a")] == [
+        "type 'null_type' does not support field selection"
+    ]
+    assert [i.message for i in compile_errors("{'a': null}.a.b")] == [
+        "type 'null_type' does not support field selection"
+    ]
+
+
+def test_a_macro_expansion_overload_error_keeps_the_operator_form():
+    # cel-go reports the expanded `_&&_` of all() with both operands in parentheses.
+    assert [i.message for i in compile_errors("[1].all(x, x)")] == [
+        "found no matching overload for '_&&_' applied to '(bool, int)'"
+    ]
+
+
+def test_has_of_something_other_than_a_selection_is_cel_gos_macro_error():
+    # google/cel-go parser/macro.go, makeHas: reported at the argument
+    (issue,) = compile_errors("has(object)")
+    assert (issue.message, issue.column) == ("invalid argument to has() macro", 5)

@@ -34,8 +34,9 @@ How cel-core builds an environment with them::
 
 Known limits of cel-expr-python 0.1.3 (see decls.py): generic functions are declared over dyn,
 so `typecheck.generic_findings(checked)` reports what cel-go's list(A) overloads reject
-(compiler.py runs it); with both ip and cidr libraries only `string(ip)` type-checks, not
-`string(cidr)` (one runtime slot for both message types; `string(dyn(cidr(...)))` runs).
+(compiler.py runs it). Overloads of one name over the same argument kinds share one runtime
+slot (`string(net.IP)`, `string(net.CIDR)`): the ones a CelExtension cannot declare beside another
+are declared for the checker under an alias (`EnvDeclarations.aliases`, cel/aliases.py).
 """
 
 from __future__ import annotations

@@ -63,8 +63,7 @@ def specs(version: int) -> list[Spec]:
             lambda m: cidr_message(prefix_of(m).masked()),
         ),
         Spec("prefixLength", "cidr_prefix_length", (CIDR,), "int", True, lambda m: m.bits),
-        # cel-expr-python gives string(net.IP) and string(net.CIDR) one runtime slot and the
-        # CelExtension path keeps one overload per slot: with both libraries, string(cidr) does
-        # not type-check (string(ip) does). Kept here for environments with cidr alone.
+        # cel-expr-python gives string(net.IP) and string(net.CIDR) one runtime slot: with both
+        # libraries the checker knows this one by an alias (registry.Alias, cel/aliases.py).
         Spec("string", "cidr_to_string", (CIDR,), "string", False, _cidr_string, extension=True),
     ]

@@ -82,3 +82,19 @@ def merge_slots(specs: list[Spec], *, one_per_slot: bool) -> list[Spec]:
         if not one_per_slot:
             merged.extend(replace(s, impl=None) for s in rest)
     return merged
+
+
+def hidden_overloads(specs: list[Spec]) -> list[Spec]:
+    """The overloads that merge_slots(one_per_slot=True) leaves undeclared (all but a slot's first).
+
+    Their implementation still runs (the slot's dispatcher) but the type checker never sees them:
+    registry.env_declarations declares each again under an alias name for the checker alone.
+    """
+    seen: set[tuple[str, bool, tuple[str, ...]]] = set()
+    hidden: list[Spec] = []
+    for spec in specs:
+        key = (spec.name, spec.member, tuple(runtime_kind(p) for p in spec.params))
+        if key in seen:
+            hidden.append(spec)
+        seen.add(key)
+    return hidden

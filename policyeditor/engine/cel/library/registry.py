@@ -10,7 +10,7 @@ from typing import Any
 from cel_expr_python import cel
 
 from policyeditor.engine.cel.library.decls import Spec, build_function_decls
-from policyeditor.engine.cel.library.dispatch import merge_slots
+from policyeditor.engine.cel.library.dispatch import hidden_overloads, merge_slots
 
 NEW_EXPRESSIONS = "NewExpressions"
 STORED_EXPRESSIONS = "StoredExpressions"
@@ -111,6 +111,36 @@ def library(name: str, version: int | None = None) -> Library:
     return matches[-1]
 
 
+ALIAS_PREFIX = "__k8s_overload_"
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A check-only declaration standing for an overload the engine cannot declare under its name.
+
+    cel-expr-python registers every overload of a CelExtension in the runtime, and one runtime
+    slot (name, member, argument kinds) holds a single function, so `string(net.CIDR)` cannot be
+    declared beside `string(net.IP)`. The compiler retries a call the checker refuses under the
+    alias whose parameters match, then renames the checked call back: at runtime the slot's
+    dispatcher (dispatch.merge_slots) runs the right implementation.
+    """
+
+    name: str  # the function's name: "string"
+    overload_id: str  # "cidr_to_string"
+    member: bool
+    params: tuple[str, ...]  # cel.Type signatures ("net.CIDR")
+    result: str
+
+    @property
+    def alias(self) -> str:
+        """The name the checker knows this overload by."""
+        return f"{ALIAS_PREFIX}{self.overload_id}"
+
+    def spec(self) -> Spec:
+        """The check-only declaration (no implementation: the alias never runs)."""
+        return Spec(self.alias, self.alias, self.params, self.result, self.member, None)
+
+
 @dataclass
 class EnvDeclarations:
     """What an environment needs for a set of libraries.
@@ -121,6 +151,9 @@ class EnvDeclarations:
 
     functions: list[cel.FunctionDecl]
     extension_functions: list[cel.FunctionDecl]
+    # Overloads sharing a runtime slot with another in the CelExtension path (string(net.IP) and
+    # string(net.CIDR)): declared for the checker under an alias name (functions), see Alias.
+    aliases: tuple[Alias, ...] = ()
 
     def extension(self, name: str = "kubernetes.libraries") -> cel.CelExtension:
         """A CelExtension holding the declarations whose names clash with the base env."""
@@ -136,7 +169,18 @@ def env_declarations(libraries: Iterable[Library]) -> EnvDeclarations:
     via_extension = [s for s in specs if s.extension or "dyn" in s.params]
     plain = merge_slots([s for s in specs if s not in via_extension], one_per_slot=False)
     extended = merge_slots(via_extension, one_per_slot=True)
-    return EnvDeclarations(build_function_decls(plain), build_function_decls(extended))
+    aliases = tuple(
+        Alias(s.name, s.overload_id, s.member, s.params, s.result)
+        for s in hidden_overloads(via_extension)
+    )
+    # A dyn parameter only matches through the extension path (decls.py); these never run.
+    plain_aliases = [a.spec() for a in aliases if "dyn" not in a.params]
+    extension_aliases = [a.spec() for a in aliases if "dyn" in a.params]
+    return EnvDeclarations(
+        build_function_decls([*plain, *plain_aliases]),
+        build_function_decls([*extended, *extension_aliases]),
+        aliases,
+    )
 
 
 def _introductions() -> dict[str, int]:

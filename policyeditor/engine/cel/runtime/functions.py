@@ -202,10 +202,10 @@ def _go_zero_time(moment: Any) -> Any:
     return moment
 
 
-def _format(fmt: str, args: list) -> str:
+def _format(fmt: str, args: list, server_minor: int) -> str:
     from policyeditor.engine.cel.strings_format import format_string
 
-    return format_string(fmt, args)
+    return format_string(fmt, args, server_minor or None)
 
 
 def check_only_declarations() -> list[cel.FunctionDecl]:
@@ -278,9 +278,9 @@ def helper_declarations() -> list[cel.FunctionDecl]:
             FORMAT_FN,
             [
                 cel.Overload(
-                    f"{FORMAT_FN}_string_list",
+                    f"{FORMAT_FN}_string_list_int",
                     cel.Type.STRING,
-                    [cel.Type.STRING, cel.Type.List(dyn)],
+                    [cel.Type.STRING, cel.Type.List(dyn), cel.Type.INT],
                     impl=_format,
                 )
             ],

@@ -52,8 +52,15 @@ class RuntimeAst:
         return self.has_loops or self.concatenates or self.charges_calls or bool(self.variables)
 
 
-def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> RuntimeAst:
-    """A copy of checked rewritten for evaluation (optional_variables: optional-typed ones)."""
+def prepare(
+    checked: Any,
+    optional_variables: frozenset[str] = frozenset(),
+    server_minor: int | None = None,
+) -> RuntimeAst:
+    """A copy of checked rewritten for evaluation (optional_variables: optional-typed ones).
+
+    server_minor: the Kubernetes minor whose cel-go formats strings (strings_format.py).
+    """
     out = ast_pb.CheckedExpr()
     out.CopyFrom(checked)
     next_id = (
@@ -90,6 +97,9 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
                     # An optional variable is resolved as [value] / []: index it back into an
                     # optional, since Python cannot hand optionals to the engine.
                     next_id = _optional_from_list(out, node, next_id)
+        elif kind == "call_expr" and node.call_expr.function == VARIABLE_READY_FN:
+            # `has(variables.x)` (syntax/rewrite.py): the expression depends on variable x.
+            used_variables.append(node.call_expr.args[0].const_expr.string_value)
         elif kind == "call_expr" and node.call_expr.function == JSONPATCH_FN:
             node.call_expr.function = JSONPATCH_RUNTIME_FN
             del out.reference_map[node.id]
@@ -108,7 +118,7 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
             and node.call_expr.HasField("target")
             and len(node.call_expr.args) == 1
         ):
-            # cel-go's %e output differs from the engine's: see strings_format.py.
+            # cel-go's format differs from the engine's: see strings_format.py.
             target = ast_pb.Expr()
             target.CopyFrom(node.call_expr.target)
             args = ast_pb.Expr()
@@ -117,9 +127,14 @@ def prepare(checked: Any, optional_variables: frozenset[str] = frozenset()) -> R
             del node.call_expr.args[:]
             node.call_expr.args.add().CopyFrom(target)
             node.call_expr.args.add().CopyFrom(args)
+            minor = node.call_expr.args.add()
+            minor.id = next_id
+            minor.const_expr.int64_value = server_minor or 0
+            out.type_map[next_id].primitive = 2  # INT64
+            next_id += 1
             node.call_expr.function = FORMAT_FN
             del out.reference_map[node.id]
-            out.reference_map[node.id].overload_id.append(f"{FORMAT_FN}_string_list")
+            out.reference_map[node.id].overload_id.append(f"{FORMAT_FN}_string_list_int")
         elif kind == "call_expr" and node.call_expr.function == "optional.ofNonZeroValue":
             next_id = _wrap_go_zero_time(out, node, next_id)
         elif kind == "call_expr" and node.call_expr.function == "_+_":

@@ -6,15 +6,19 @@ rewritten (every position reported to the user is mapped back to the original te
   the checker accepts and the runtime compares numerically exactly as cel-go does;
 - MAP object construction (`Object{spec: Object.spec{...}}`, `JSONPatch{op: ...}`): turned into
   helper calls over map literals, so values keep their exact JSON types (a protobuf Value would
-  turn ints into doubles) and type names are checked against the field path at runtime.
+  turn ints into doubles) and type names are checked against the field path at runtime;
+- presence tests of composited variables (`has(variables.x)`): cel-expr-python's checker reads the
+  qualified name `variables.x` as the variable itself and drops the test, so the call is turned
+  into the helper that resolves the variable and answers true (or the variable's error).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
-from policyeditor.engine.cel.runtime.functions import JSONPATCH_FN, OBJECT_FN
+from policyeditor.engine.cel.runtime.functions import JSONPATCH_FN, OBJECT_FN, VARIABLE_READY_FN
 from policyeditor.engine.cel.syntax.lexer import matching_close, relation_operand_end
 
 
@@ -133,3 +137,73 @@ _CONSTRUCTION_HINT = re.compile(r"(?:Object(?:\.[A-Za-z_][A-Za-z0-9_]*)*|JSONPat
 def may_construct(source: str) -> bool:
     """Cheap test: could source contain an Object/JSONPatch construction?"""
     return _CONSTRUCTION_HINT.search(source) is not None
+
+
+_HAS_BEFORE = re.compile(r"\bhas\s*\Z")
+
+
+def variable_presence_rewrites(
+    rewrite: Rewrite, parsed_expr: Any, positions: dict[int, int], declared: tuple[str, ...]
+) -> None:
+    """Rewrite each `has(variables.x)` of a declared x as `__k8s_variable_ready('x')`.
+
+    Kubernetes declares `variables` as an object type backed by a lazy map
+    (kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/composition.go,
+    CompositedCompiler; staging/src/k8s.io/apiserver/pkg/cel/lazy/lazy.go, MapValue.Find): the
+    presence test resolves the variable, so it is true for a declared variable whose expression
+    evaluates, and the variable's error otherwise (google/cel-go interpreter/attributes.go,
+    refQualify). Undeclared names are left to the checker, which reports the missing field.
+    """
+    from policyeditor.engine.cel.syntax.walk import walk
+
+    nodes = list(walk(parsed_expr))
+    if any(
+        node.WhichOneof("expr_kind") == "comprehension_expr"
+        and "variables"
+        in (
+            node.comprehension_expr.iter_var,
+            node.comprehension_expr.accu_var,
+            getattr(node.comprehension_expr, "iter_var2", ""),
+        )
+        for node in nodes
+    ):
+        return  # a loop variable named `variables` shadows the declared object: nothing to do
+    source = rewrite.original
+    names = set(declared)
+    for node in nodes:
+        if node.WhichOneof("expr_kind") != "select_expr" or not node.select_expr.test_only:
+            continue
+        operand = node.select_expr.operand
+        if operand.WhichOneof("expr_kind") != "ident_expr":
+            continue
+        if operand.ident_expr.name != "variables" or node.select_expr.field not in names:
+            continue
+        position = positions.get(node.id)
+        if position is None:
+            continue
+        span = _has_call_span(source, position)
+        if span is None:
+            continue
+        rewrite.add(span[0], span[1], f"{VARIABLE_READY_FN}({node.select_expr.field!r})")
+
+
+def _has_call_span(source: str, position: int) -> tuple[int, int] | None:
+    """[start, end) of the `has(...)` call whose macro node is reported at position."""
+    if source.startswith("has", position):
+        start = position
+        paren = source.find("(", position)
+    else:
+        before = _HAS_BEFORE.search(source[:position])
+        if before is None or source[position : position + 1] != "(":
+            return None
+        start, paren = before.start(), position
+    close = matching_close(source, paren) if paren >= 0 else None
+    return None if close is None else (start, close + 1)
+
+
+_PRESENCE_HINT = re.compile(r"\bhas\s*\(\s*variables\b")
+
+
+def may_test_variables(source: str) -> bool:
+    """Cheap test: could source contain a presence test of a composited variable?"""
+    return _PRESENCE_HINT.search(source) is not None
