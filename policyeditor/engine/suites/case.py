@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
+from policyeditor.engine.defaulting import default_object
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.files import BINDING_KINDS, POLICY_KINDS, name_of
 from policyeditor.engine.suites.model import LAYOUT_KAPTEST, UNSET, CaseResult, TestCase
@@ -71,10 +73,23 @@ def _evaluate_case(case: TestCase) -> CaseResult:
     if case.cel_only:
         kwargs["check_match"] = False  # kaptest does not apply matchConstraints
     outcome = admission.evaluate(
-        documents, request, policy=case.policy, binding=case.binding, **kwargs
+        documents,
+        request,
+        policy=case.policy,
+        binding=case.binding,
+        defaulting=case.defaulting,
+        **kwargs,
     )
+    expect, input_object = case.expect, case.object
+    if case.defaulting:
+        # The output is the defaulted object, so "did a policy mutate it" compares it with the
+        # defaulted input, and an expected object is defaulted as the cluster would store it
+        # (a gold file written with or without the defaulted fields both match).
+        input_object = default_object(case.object, version).object
+        if expect.object is not UNSET:
+            expect = replace(expect, object=default_object(expect.object, version).object)
     failures = check(
-        case.expect, outcome, input_object=case.object, kaptest=case.layout == LAYOUT_KAPTEST
+        expect, outcome, input_object=input_object, kaptest=case.layout == LAYOUT_KAPTEST
     )
     mock = kwargs["authorizer"]
     if failures and case.authorizer is not None:
