@@ -183,3 +183,25 @@ def test_an_object_that_is_not_a_mapping_is_a_400(api):
     assert response.json()["errors"] == [
         {"path": "object", "message": "must be an object (a mapping), not a list"}
     ]
+
+
+def test_evaluate_defaults_the_object_unless_asked_not_to(api):
+    policy = copy.deepcopy(POLICY)
+    policy["spec"]["validations"] = [{"expression": "object.spec.strategy.type == 'RollingUpdate'"}]
+    body = {"documents": [policy], "object": {**DEPLOYMENT, "spec": {"replicas": 1}}}
+    response = api.post(EVALUATE, body)
+    assert response.status_code == 200, response.json()
+    data = response.json()
+    assert (data["allowed"], data["defaulting"]) == (True, True)
+    assert "spec.strategy.type" in data["defaulted"]["object"]
+    response = api.post(EVALUATE, {**body, "defaulting": False})
+    data = response.json()
+    assert (data["allowed"], data["defaulting"], data["defaulted"]) == (False, False, {})
+    assert "no such key: strategy" in data["message"]
+
+
+def test_evaluate_refuses_a_defaulting_flag_that_is_not_a_boolean(api):
+    body = {"documents": [POLICY], "object": DEPLOYMENT, "defaulting": "sometimes"}
+    response = api.post(EVALUATE, body)
+    assert response.status_code == 400
+    assert "defaulting" in str(response.json())
