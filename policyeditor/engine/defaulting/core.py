@@ -9,14 +9,12 @@ run on which nested type. ServiceAccount, ConfigMap and the other core kinds hav
 
 from __future__ import annotations
 
-import copy
-
 from policyeditor.engine.defaulting.podspec import (
     default_claim_spec,
     default_pod_spec,
     default_pod_template,
 )
-from policyeditor.engine.defaulting.record import Recorder, child, items, join
+from policyeditor.engine.defaulting.record import Recorder, child, deep_copy, items, join
 
 # staging/src/k8s.io/api/core/v1/types.go DefaultClientIPServiceAffinitySeconds (3 hours).
 CLIENT_IP_AFFINITY_SECONDS = 10800
@@ -40,7 +38,7 @@ def _requests_from_limits(spec: dict, path: str, rec: Recorder) -> None:
                 continue
             requests_path = join(resources_path, "requests")
             for name in missing:
-                rec.set(requests, name, copy.deepcopy(limits[name]), requests_path)
+                rec.set(requests, name, deep_copy(limits[name]), requests_path)
 
 
 def default_pod(obj: dict, rec: Recorder) -> None:

@@ -70,3 +70,24 @@ def items(obj: dict, key: str, path: str) -> list[tuple[dict, str]]:
         return []
     base = join(path, key)
     return [(item, join(base, i)) for i, item in enumerate(values) if isinstance(item, dict)]
+
+
+def deep_copy(value: Any) -> Any:
+    """Copy nested dicts and lists without recursion (a hostile document may nest deeply)."""
+    if not isinstance(value, dict | list):
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    stack = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        pairs = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in pairs:
+            copied: Any = item
+            if isinstance(item, dict | list):
+                copied = {} if isinstance(item, dict) else []
+                stack.append((item, copied))
+            if isinstance(target, dict):
+                target[key] = copied
+            else:
+                target.append(copied)
+    return root

@@ -14,7 +14,7 @@ from typing import Any
 
 from policyeditor.engine.defaulting import apps, autoscaling, batch, core, networking, rbac
 from policyeditor.engine.defaulting.admissionregistration import apply_defaults
-from policyeditor.engine.defaulting.record import Recorder, join
+from policyeditor.engine.defaulting.record import Recorder, deep_copy, join
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 Defaulter = Callable[[dict, Recorder], None]
@@ -110,27 +110,6 @@ class Defaulted:
 
     object: Any
     paths: list[str] = field(default_factory=list)
-
-
-def deep_copy(value: Any) -> Any:
-    """Copy nested dicts and lists without recursion (a hostile document may nest deeply)."""
-    if not isinstance(value, dict | list):
-        return value
-    root: Any = {} if isinstance(value, dict) else []
-    stack = [(value, root)]
-    while stack:
-        source, target = stack.pop()
-        pairs = source.items() if isinstance(source, dict) else enumerate(source)
-        for key, item in pairs:
-            copied: Any = item
-            if isinstance(item, dict | list):
-                copied = {} if isinstance(item, dict) else []
-                stack.append((item, copied))
-            if isinstance(target, dict):
-                target[key] = copied
-            else:
-                target.append(copied)
-    return root
 
 
 def default_object(obj: Any, version: str = DEFAULT_VERSION) -> Defaulted:

@@ -172,3 +172,18 @@ def test_wrongly_typed_parts_are_left_for_validation_to_report():
     assert got["securityContext"] == [1]
     assert got["volumes"][:2] == [None, "x"]
     assert got["volumes"][2]["emptyDir"] == {}
+
+
+def test_a_deeply_nested_limit_is_copied_without_recursion():
+    deep: dict = {}
+    node = deep
+    for _ in range(5000):
+        node["x"] = {}
+        node = node["x"]
+    pod = _pod(containers=[_container(resources={"limits": {"cpu": deep}})])
+    requests = default_object(pod).object["spec"]["containers"][0]["resources"]["requests"]
+    copied, original, depth = requests["cpu"], deep, 0
+    while original:  # walked, not compared: == would recurse as deep as the value
+        assert copied is not original and set(copied) == {"x"}
+        copied, original, depth = copied["x"], original["x"], depth + 1
+    assert (copied, depth) == ({}, 5000)
