@@ -10,9 +10,11 @@ import pytest
 from policyeditor.api.examples import DEPLOYMENT, POLICY
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.engine.suites import runner as testing
+from policyeditor.engine.suites.case import expectation_for
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.files import BINDING_KINDS
 from policyeditor.engine.suites.model import UNSET
+from policyeditor.engine.versions import normalize_version
 from tests.vectors import TESTS
 
 pytestmark = pytest.mark.django_db
@@ -72,6 +74,8 @@ def request_for(case) -> dict:
         body["params"] = case.params
     if case.namespace_object is not UNSET:
         body["namespaceObject"] = case.namespace_object
+    if not case.defaulting:
+        body["defaulting"] = False
     return body
 
 
@@ -98,7 +102,9 @@ def test_the_suites_were_found():
 def test_evaluation_over_http_meets_the_suite_expectations(api, case):
     response = api.post(EVALUATE, request_for(case))
     assert response.status_code == 200, response.content
-    failures = check(case.expect, as_outcome(response.json()), input_object=case.object)
+    version = normalize_version(case.version)
+    expect, input_object = expectation_for(case, version)
+    failures = check(expect, as_outcome(response.json()), input_object=input_object)
     assert not failures, failures
 
 

@@ -9,7 +9,13 @@ from typing import Any
 from policyeditor.engine.defaulting import default_object
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.files import BINDING_KINDS, POLICY_KINDS, name_of
-from policyeditor.engine.suites.model import LAYOUT_KAPTEST, UNSET, CaseResult, TestCase
+from policyeditor.engine.suites.model import (
+    LAYOUT_KAPTEST,
+    UNSET,
+    CaseResult,
+    Expectation,
+    TestCase,
+)
 
 
 def run_case(case: TestCase) -> CaseResult:
@@ -80,14 +86,7 @@ def _evaluate_case(case: TestCase) -> CaseResult:
         defaulting=case.defaulting,
         **kwargs,
     )
-    expect, input_object = case.expect, case.object
-    if case.defaulting:
-        # The output is the defaulted object, so "did a policy mutate it" compares it with the
-        # defaulted input, and an expected object is defaulted as the cluster would store it
-        # (a gold file written with or without the defaulted fields both match).
-        input_object = default_object(case.object, version).object
-        if expect.object is not UNSET:
-            expect = replace(expect, object=default_object(expect.object, version).object)
+    expect, input_object = expectation_for(case, version)
     failures = check(
         expect, outcome, input_object=input_object, kaptest=case.layout == LAYOUT_KAPTEST
     )
@@ -97,6 +96,21 @@ def _evaluate_case(case: TestCase) -> CaseResult:
         asked = [_describe_check(attributes) for attributes in mock.checks] or ["none"]
         failures.append("authorization checks asked: " + "; ".join(asked))
     return CaseResult(case=case, passed=not failures, failures=failures, outcome=_summary(outcome))
+
+
+def expectation_for(case: TestCase, version: str) -> tuple[Expectation, Any]:
+    """What a case's outcome is checked against: its expectation and the input object.
+
+    With defaulting on, the output is the defaulted object, so "did a policy mutate it" compares
+    it with the defaulted input, and an expected object is defaulted as the cluster would store it
+    (a gold file written with or without the defaulted fields matches either way).
+    """
+    if not case.defaulting:
+        return case.expect, case.object
+    expect = case.expect
+    if expect.object is not UNSET:
+        expect = replace(expect, object=default_object(expect.object, version).object)
+    return expect, default_object(case.object, version).object
 
 
 def _summary(outcome: Any) -> dict[str, Any]:
