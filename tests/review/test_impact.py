@@ -208,13 +208,13 @@ def test_hand_written_objects_are_defaulted_unless_the_run_says_not_to(draft, al
     rows = impact.evaluate_chunk([policy(5)], None, [unset], {}, version="1.34")
     assert rows[0]["CREATE"] == {"result": "allow", "message": "", "mutated": False}
     rows = impact.evaluate_chunk([policy(5)], None, [unset], {}, version="1.34", defaulting=False)
-    assert rows[0]["CREATE"]["result"] == "deny"
+    assert rows[0]["CREATE"]["result"] == "error"  # the expression fails: failurePolicy Fail
     assert "no such key: replicas" in rows[0]["CREATE"]["message"]
     revision = workflow.latest_revision(draft)
     run = impact_runs.start_run(alice, draft, revision, kubectl_list([unset]), defaulting=False)
     run = impact_runs.run_to_end(run)
     assert run.defaulting is False
-    assert run.rows[0]["CREATE"]["result"] == "deny"
+    assert run.rows[0]["CREATE"]["result"] == "error"
 
 
 def test_the_upload_form_offers_to_skip_defaulting(client, draft, alice):
