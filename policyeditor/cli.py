@@ -78,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("--policy", metavar="NAME", help="evaluate only this policy")
     evaluate.add_argument("--binding", metavar="NAME", help="evaluate only through this binding")
+    _defaulting_option(evaluate)
     _version_option(evaluate)
     _output_option(evaluate, ("text", "json", "yaml"))
 
@@ -99,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run suites in N worker processes; auto (the default) starts one per CPU when the "
         "suites hold 256 KiB or more, else runs them in this process",
     )
+    _defaulting_option(test)
     _version_option(test, help_text="Kubernetes version for suites that do not name one")
     _output_option(test, ("text", "json"))
 
@@ -110,6 +112,15 @@ def build_parser() -> argparse.ArgumentParser:
     _version_option(cel)
     _output_option(cel, ("text", "json"))
     return parser
+
+
+def _defaulting_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-defaulting",
+        dest="defaulting",
+        action="store_false",
+        help="evaluate objects as given, without the API server's defaulting of built-in kinds",
+    )
 
 
 def _version_option(
@@ -319,7 +330,12 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         kwargs["namespace_object"] = _load_one(args.namespace_object, "Namespace")
     kwargs["authorizer"] = _authorizer(args.authorizer)
     result = admission.evaluate(
-        documents, request, policy=args.policy, binding=args.binding, **kwargs
+        documents,
+        request,
+        policy=args.policy,
+        binding=args.binding,
+        defaulting=args.defaulting,
+        **kwargs,
     )
     if args.output == "text":
         out.write(format_evaluation(result))
@@ -361,7 +377,13 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             re.compile(args.run)
         except re.error as error:
             raise InputError(f"-run: invalid regular expression {args.run!r}: {error}") from None
-    report = suites.run(args.paths, run_regex=args.run, version=version, jobs=args.jobs)
+    report = suites.run(
+        args.paths,
+        run_regex=args.run,
+        version=version,
+        jobs=args.jobs,
+        defaulting=args.defaulting,
+    )
     if args.output == "json":
         dump(report.to_dict(), "json", out)
     else:

@@ -31,6 +31,8 @@ def format_evaluation(result: Any) -> str:
         lines.append(f"audit annotation: {key}: {value}")
     for error in getattr(result, "errors", []):
         lines.append(f"error: {error}")
+    for which, paths in getattr(result, "defaulted", {}).items():
+        lines.append(f"defaulted ({which}): {', '.join(paths)}")
     for outcome in result.policies:
         lines.extend(_format_outcome(outcome))
     if getattr(result, "diff", ""):
@@ -60,6 +62,8 @@ def _format_step(step: Any) -> str:
     text = f"{label}: {step.status}"
     if step.expression:
         text += f"  {' '.join(step.expression.split())}"
+    if getattr(step, "defaulted", None):
+        text += f"  (then defaulted: {', '.join(step.defaulted)})"
     if step.error:
         text += f"  -- {step.error}"
     elif step.message:

@@ -458,3 +458,40 @@ def test_eval_authorizer_mocks_from_a_file(tmp_path):
     status, _, err = run("eval", policy, "--old-object", str(configmap), "--authorizer", str(mocks))
     assert status == 2
     assert "authorizer[0].decision: Unsupported value: 'perhaps'" in err
+
+
+def _strategy_policy(tmp_path: Path) -> tuple[Path, Path]:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\n"
+        "metadata: {name: strategy}\nspec:\n  matchConstraints:\n    resourceRules:\n"
+        "    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}\n"
+        "  validations:\n  - expression: \"object.spec.strategy.type == 'RollingUpdate'\"\n"
+    )
+    deployment = tmp_path / "deployment.yaml"
+    deployment.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+        "spec: {template: {spec: {containers: [{name: web, image: nginx}]}}}\n"
+    )
+    return policy, deployment
+
+
+def test_eval_defaults_the_object_and_lists_the_defaulted_fields(tmp_path):
+    policy, deployment = _strategy_policy(tmp_path)
+    status, out, _ = run("eval", str(policy), "--object", str(deployment))
+    assert status == 0, out
+    defaulted = [line for line in out.splitlines() if line.startswith("defaulted (object): ")]
+    assert len(defaulted) == 1
+    assert "spec.strategy.type" in defaulted[0].split(": ", 1)[1].split(", ")
+    status, out, _ = run("eval", str(policy), "--object", str(deployment), "-o", "json")
+    data = json.loads(out)
+    assert data["defaulting"] is True
+    assert "spec.template.spec.containers[0].imagePullPolicy" in data["defaulted"]["object"]
+
+
+def test_eval_no_defaulting_evaluates_the_object_as_given(tmp_path):
+    policy, deployment = _strategy_policy(tmp_path)
+    status, out, _ = run("eval", str(policy), "--object", str(deployment), "--no-defaulting")
+    assert status == 1
+    assert "no such key: strategy" in out
+    assert "defaulted (" not in out

@@ -120,6 +120,7 @@ def evaluate_bundle(payload: dict[str, Any]) -> dict[str, Any]:
             authorizer=authorizer,
             policy=payload.get("policy"),
             binding=payload.get("binding"),
+            defaulting=payload.get("defaulting", True) is not False,
             **options,
         )
     except InputError as exc:

@@ -136,6 +136,12 @@ class EvaluateRequestSerializer(DocumentsMixin):
     )
     policy = serializers.CharField(required=False, help_text="Evaluate only this policy (by name).")
     binding = serializers.CharField(required=False, help_text="Evaluate through this binding.")
+    defaulting = serializers.BooleanField(
+        required=False,
+        default=True,
+        help_text="Default object and oldObject (and each mutation's result) as the API server "
+        "does for built-in kinds; false evaluates them as given.",
+    )
 
     def validate(self, attrs: dict) -> dict:
         attrs = super().validate(attrs)
@@ -160,6 +166,11 @@ class EvaluateResponseSerializer(serializers.Serializer):
     patch = serializers.ListField(child=ObjectField())
     diff = serializers.CharField()
     errors = serializers.ListField(child=serializers.CharField())
+    defaulting = serializers.BooleanField(help_text="Whether the objects were defaulted.")
+    defaulted = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="The fields defaulting filled in, per request object (object, oldObject).",
+    )
     policies = serializers.ListField(child=ObjectField())
     kubernetesVersion = serializers.CharField()
 

@@ -162,6 +162,8 @@ def case_from_try(name: str, inputs: live.TryInputs, result: dict, *, mutating: 
         request["dryRun"] = True
     if request:
         case["request"] = request
+    if not inputs.defaulting:
+        case["defaulting"] = False
     if inputs.authorizer.strip():
         try:
             entries = load_documents(inputs.authorizer, source="authorizer")

@@ -9,6 +9,7 @@ from typing import Any
 from policyeditor.editor.formdata import ParsedForm
 from policyeditor.engine import admission, manifests, validation
 from policyeditor.engine.admission.authorizer import MockAuthorizer, parse_entries
+from policyeditor.engine.defaulting import default_object
 from policyeditor.engine.errors import FieldError, InputError
 from policyeditor.engine.versions import (
     family,
@@ -148,6 +149,8 @@ class TryInputs:
     sub_resource: str = ""
     dry_run: bool = False
     authorizer: str = ""
+    # The API server's defaulting of the pasted objects (the "skip defaulting" box turns it off).
+    defaulting: bool = True
 
 
 @dataclass
@@ -198,7 +201,11 @@ def try_it(documents: list[dict], inputs: TryInputs, version: str) -> TryOutcome
         outcome.problems.append("Paste an object (or an oldObject for DELETE) to try the policy.")
     if outcome.problems:
         return outcome
-    outcome.input_object = values["object"]
+    # The mutated object is compared with the object as the API server decoded it (defaulted),
+    # so the diff shows what the policies changed, not what defaulting filled in.
+    outcome.input_object = (
+        default_object(values["object"], version).object if inputs.defaulting else values["object"]
+    )
     user_info = {
         "username": inputs.username.strip(),
         "groups": [g.strip() for g in inputs.groups.split(",") if g.strip()],
@@ -223,7 +230,7 @@ def try_it(documents: list[dict], inputs: TryInputs, version: str) -> TryOutcome
         }
         if values["params"] is not None:
             kwargs["params"] = values["params"]
-        result = admission.evaluate(documents, request, **kwargs)
+        result = admission.evaluate(documents, request, defaulting=inputs.defaulting, **kwargs)
     except InputError as exc:
         outcome.problems.append(str(exc))
         return outcome

@@ -150,7 +150,13 @@ class Outcome:
 
 
 def evaluate_object(
-    documents: list[dict], obj: dict, operation: str, *, version: str, namespace: dict | None
+    documents: list[dict],
+    obj: dict,
+    operation: str,
+    *,
+    version: str,
+    namespace: dict | None,
+    defaulting: bool = True,
 ) -> Outcome:
     """One object through admission; engine failures become an `error` outcome."""
     from policyeditor.engine import admission
@@ -160,11 +166,19 @@ def evaluate_object(
             request = admission.AdmissionRequest.build(object=obj, version=version)
         else:
             request = admission.AdmissionRequest.build(object=obj, old_object=obj, version=version)
-        result = admission.evaluate(documents, request, version=version, namespace_object=namespace)
+        result = admission.evaluate(
+            documents,
+            request,
+            version=version,
+            namespace_object=namespace,
+            defaulting=defaulting,
+        )
     except Exception as error:  # noqa: BLE001 - one odd object must not stop the run
         return Outcome("error", f"{type(error).__name__}: {error}")
     message = result.message or "; ".join(result.warnings)
-    mutated = result.object is not None and result.object != obj
+    # The patch runs from the object as admission saw it (defaulted) to the result, so the
+    # fields defaulting filled in do not count as a mutation.
+    mutated = result.object is not None and bool(result.patch)
     return Outcome(result.result, message[:500], mutated)
 
 
@@ -185,6 +199,7 @@ def evaluate_chunk(
     *,
     version: str,
     baseline_version: str | None = None,
+    defaulting: bool = True,
 ) -> list[dict]:
     """Rows for `objects`: identity, and per operation the outcome (and the baseline's)."""
     # An identical baseline gives identical outcomes: do not evaluate everything twice.
@@ -196,7 +211,12 @@ def evaluate_chunk(
         row: dict[str, Any] = _identity(obj)
         for operation in OPERATIONS:
             outcome = evaluate_object(
-                documents, obj, operation, version=version, namespace=namespace
+                documents,
+                obj,
+                operation,
+                version=version,
+                namespace=namespace,
+                defaulting=defaulting,
             )
             row[operation] = outcome.to_dict()
             if baseline is not None and same:
@@ -208,6 +228,7 @@ def evaluate_chunk(
                     operation,
                     version=baseline_version or version,
                     namespace=namespace,
+                    defaulting=defaulting,
                 )
                 row[f"{operation}_before"] = before.to_dict()
         rows.append(row)

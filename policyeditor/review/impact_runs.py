@@ -14,7 +14,13 @@ CHUNK = 1000  # objects per step: about a second of work with a baseline
 
 
 def start_run(
-    user, draft: Draft, revision: Revision, dump: str | bytes, namespaces: str | bytes = ""
+    user,
+    draft: Draft,
+    revision: Revision,
+    dump: str | bytes,
+    namespaces: str | bytes = "",
+    *,
+    defaulting: bool = True,
 ) -> ImpactRun:
     """Load the dump (and optional namespace dump) and store a run that compares with the approved revision."""
     if not can_view(user, draft) or revision.draft_id != draft.pk:
@@ -38,6 +44,7 @@ def start_run(
         pending=objects,
         namespaces=found,
         total=len(objects),
+        defaulting=defaulting,
     )
     audit.record(
         Action.IMPACT_ANALYSED,
@@ -64,6 +71,7 @@ def step(run: ImpactRun, *, chunk: int = CHUNK) -> ImpactRun:
             run.namespaces,
             version=run.revision.kubernetes_version,
             baseline_version=baseline.kubernetes_version if baseline is not None else None,
+            defaulting=run.defaulting,
         )
         run.rows = run.rows + rows
         run.pending = run.pending[chunk:]

@@ -335,6 +335,9 @@ class ImpactRun(models.Model):
     position = models.PositiveIntegerField(default=0)
     rows = models.JSONField(default=list, blank=True)
     done = models.BooleanField(default=False)
+    # The API server's defaulting of each object before admission (a dump taken from a cluster
+    # is already defaulted; hand-written objects are not).
+    defaulting = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["-created", "-pk"]

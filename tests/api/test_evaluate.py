@@ -10,9 +10,11 @@ import pytest
 from policyeditor.api.examples import DEPLOYMENT, POLICY
 from policyeditor.engine import suites
 from policyeditor.engine.manifests.loading import dump_documents
+from policyeditor.engine.suites.case import expectation_for
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.files import BINDING_KINDS
 from policyeditor.engine.suites.model import UNSET
+from policyeditor.engine.versions import normalize_version
 from tests.vectors import TESTS
 
 pytestmark = pytest.mark.django_db
@@ -72,6 +74,8 @@ def request_for(case) -> dict:
         body["params"] = case.params
     if case.namespace_object is not UNSET:
         body["namespaceObject"] = case.namespace_object
+    if not case.defaulting:
+        body["defaulting"] = False
     return body
 
 
@@ -98,7 +102,9 @@ def test_the_suites_were_found():
 def test_evaluation_over_http_meets_the_suite_expectations(api, case):
     response = api.post(EVALUATE, request_for(case))
     assert response.status_code == 200, response.content
-    failures = check(case.expect, as_outcome(response.json()), input_object=case.object)
+    version = normalize_version(case.version)
+    expect, input_object = expectation_for(case, version)
+    failures = check(expect, as_outcome(response.json()), input_object=input_object)
     assert not failures, failures
 
 
@@ -183,3 +189,25 @@ def test_an_object_that_is_not_a_mapping_is_a_400(api):
     assert response.json()["errors"] == [
         {"path": "object", "message": "must be an object (a mapping), not a list"}
     ]
+
+
+def test_evaluate_defaults_the_object_unless_asked_not_to(api):
+    policy = copy.deepcopy(POLICY)
+    policy["spec"]["validations"] = [{"expression": "object.spec.strategy.type == 'RollingUpdate'"}]
+    body = {"documents": [policy], "object": {**DEPLOYMENT, "spec": {"replicas": 1}}}
+    response = api.post(EVALUATE, body)
+    assert response.status_code == 200, response.json()
+    data = response.json()
+    assert (data["allowed"], data["defaulting"]) == (True, True)
+    assert "spec.strategy.type" in data["defaulted"]["object"]
+    response = api.post(EVALUATE, {**body, "defaulting": False})
+    data = response.json()
+    assert (data["allowed"], data["defaulting"], data["defaulted"]) == (False, False, {})
+    assert "no such key: strategy" in data["message"]
+
+
+def test_evaluate_refuses_a_defaulting_flag_that_is_not_a_boolean(api):
+    body = {"documents": [POLICY], "object": DEPLOYMENT, "defaulting": "sometimes"}
+    response = api.post(EVALUATE, body)
+    assert response.status_code == 400
+    assert "defaulting" in str(response.json())

@@ -179,8 +179,16 @@ def test_the_sidecar_example_without_args_adds_the_init_container_once():
     docs = load_documents(SIDECAR.replace("                  args: params.args,\n", ""))
     result = evaluate(docs, AdmissionRequest.build(object=sidecar_pod()), version="1.34")
     assert result.allowed, result.message
+    # The added container is defaulted after the mutation, as the dispatcher does.
     assert result.object["spec"]["initContainers"] == [
-        {"name": "mesh-proxy", "image": "mesh/proxy:v1.0.0", "restartPolicy": "Always"}
+        {
+            "name": "mesh-proxy",
+            "image": "mesh/proxy:v1.0.0",
+            "restartPolicy": "Always",
+            "imagePullPolicy": "IfNotPresent",
+            "terminationMessagePath": "/dev/termination-log",
+            "terminationMessagePolicy": "File",
+        }
     ]
     # IfNeeded: the reinvocation pass finds the sidecar present and its match condition false.
     assert [(o.invocation, o.result) for o in result.policies] == [(1, "allow"), (2, "skip")]

@@ -200,3 +200,25 @@ def test_unquoted_timestamps_in_a_dump_stay_strings_as_kubernetes_reads_them():
     objects = impact.load_dump(dump + "day: 2024-05-01\n")
     assert objects[0]["metadata"]["creationTimestamp"] == "2024-05-01T10:00:00Z"
     assert objects[0]["day"] == "2024-05-01"
+
+
+def test_hand_written_objects_are_defaulted_unless_the_run_says_not_to(draft, alice):
+    unset = deployment("unset", 1)
+    del unset["spec"]["replicas"]
+    rows = impact.evaluate_chunk([policy(5)], None, [unset], {}, version="1.34")
+    assert rows[0]["CREATE"] == {"result": "allow", "message": "", "mutated": False}
+    rows = impact.evaluate_chunk([policy(5)], None, [unset], {}, version="1.34", defaulting=False)
+    assert rows[0]["CREATE"]["result"] == "error"  # the expression fails: failurePolicy Fail
+    assert "no such key: replicas" in rows[0]["CREATE"]["message"]
+    revision = workflow.latest_revision(draft)
+    run = impact_runs.start_run(alice, draft, revision, kubectl_list([unset]), defaulting=False)
+    run = impact_runs.run_to_end(run)
+    assert run.defaulting is False
+    assert run.rows[0]["CREATE"]["result"] == "error"
+
+
+def test_the_upload_form_offers_to_skip_defaulting(client, draft, alice):
+    client.force_login(alice)
+    revision = workflow.latest_revision(draft)
+    page = client.get(reverse("review:impact_new", args=[draft.pk, revision.number]))
+    assert 'name="no_defaulting"' in page.content.decode()

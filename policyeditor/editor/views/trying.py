@@ -52,6 +52,7 @@ def try_inputs(post) -> live.TryInputs:
         sub_resource=post.get("try_sub_resource", ""),
         dry_run=post.get("try_dry_run") == "on",
         authorizer=post.get("try_authorizer", ""),
+        defaulting=post.get("try_no_defaulting") != "on",
     )
 
 

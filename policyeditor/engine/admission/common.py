@@ -30,6 +30,9 @@ class EvalContext:
     namespace_error: str = ""
     # Per-policy plans (validating.plan.plan_for), shared by the requests of one document set.
     plans: dict = field(default_factory=dict)
+    # Whether objects are defaulted as the API server decodes them (before admission and after
+    # every mutation).
+    defaulting: bool = True
 
 
 def namespace_not_found(outcome: PolicyOutcome, message: str) -> None:

@@ -30,6 +30,7 @@ from policyeditor.engine.admission.prepare import prepare
 from policyeditor.engine.admission.request import AdmissionRequest
 from policyeditor.engine.admission.result import EvaluationResult, PolicyOutcome, Step, worst
 from policyeditor.engine.admission.validating import policy as validating
+from policyeditor.engine.defaulting import default_object
 from policyeditor.engine.versions import DEFAULT_VERSION, normalize_version
 
 __all__ = [
@@ -148,6 +149,7 @@ def evaluate(
     binding: str | None = None,
     check_match: bool = True,
     any_namespace_selector_matches: bool = False,
+    defaulting: bool = True,
 ) -> EvaluationResult:
     """Evaluate the policies in `documents` for `request` as kube-apiserver would; never raises."""
     # documents: any mix of VAP/MAP/bindings and other objects (param objects, namespaces). A
@@ -155,6 +157,8 @@ def evaluate(
     # as if bound, no params unless `params` is given). `params` (an inline param object) replaces
     # paramRef resolution; `resources` are further cluster objects for paramRef and selectors.
     # `any_namespace_selector_matches` is kat's convention for a test without a namespace object.
+    # `defaulting` (on unless False) defaults object and oldObject as the API server decodes
+    # them, and every mutation's result before the next one (engine/defaulting).
     try:
         k8s_version = normalize_version(version)
     except ValueError as exc:
@@ -176,6 +180,7 @@ def evaluate(
             binding,
             check_match,
             any_namespace_selector_matches,
+            defaulting is not False,
         )
     except Exception as exc:  # noqa: BLE001 - the public entry point answers, it does not crash
         return _error_result(
@@ -194,10 +199,18 @@ def _evaluate(
     policy: str | None,
     binding: str | None,
     check_match: bool,
-    any_namespace_selector_matches: bool = False,
+    any_namespace_selector_matches: bool,
+    defaulting: bool,
 ) -> EvaluationResult:
     prepared = prepare(documents, version, policy, binding)
     cluster = [*prepared.others, *(r for r in resources if isinstance(r, dict))]
+    defaulted: dict[str, list[str]] = {}
+    if defaulting:
+        request, defaulted = _defaulted_request(request, version)
+        # A Namespace is stored defaulted (its kubernetes.io/metadata.name label included), so
+        # selectors and namespaceObject read it that way.
+        cluster = [_defaulted_namespace(o, version) for o in cluster]
+        namespace_object = _defaulted_namespace(namespace_object, version)
     cel_namespace, source, ns_error = _namespace_for_cel(
         request, namespace_object, cluster, any_namespace_selector_matches
     )
@@ -212,6 +225,7 @@ def _evaluate(
         check_match=check_match,
         namespace_error=ns_error,
         plans=prepared.plans,
+        defaulting=defaulting,
     )
     map_pairs, vap_pairs = prepared.map_pairs, prepared.vap_pairs
     notes = list(prepared.notes)
@@ -222,13 +236,47 @@ def _evaluate(
         final_object, mutated = evaluate_mutations(map_pairs, ctx)
         outcomes.extend(mutated)
         if any(o.denials for o in mutated):
-            return _respond(request, final_object, outcomes, notes)
+            result = _respond(request, final_object, outcomes, notes)
+            return _with_defaults(result, defaulting, defaulted)
     if vap_pairs:
         seen = request if final_object == request.object else _with_object(request, final_object)
         ctx.request = seen
         for pol, bindings in vap_pairs:
             outcomes.extend(validating.evaluate_policy(pol, bindings, ctx))
-    return _respond(request, final_object, outcomes, notes)
+    return _with_defaults(_respond(request, final_object, outcomes, notes), defaulting, defaulted)
+
+
+def _with_defaults(
+    result: EvaluationResult, defaulting: bool, defaulted: dict[str, list[str]]
+) -> EvaluationResult:
+    result.defaulting, result.defaulted = defaulting, defaulted
+    return result
+
+
+def _defaulted_request(
+    request: AdmissionRequest, version: str
+) -> tuple[AdmissionRequest, dict[str, list[str]]]:
+    """The request as admission sees it: object and oldObject decoded (defaulted) by the server.
+
+    kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go and
+    update.go decode the body with the scheme's defaulting codec before admission runs; the old
+    object comes from storage, where it was stored defaulted (defaulting it again changes nothing
+    a cluster would show).
+    """
+    new = default_object(request.object, version)
+    old = default_object(request.old_object, version)
+    paths = {key: d.paths for key, d in (("object", new), ("oldObject", old)) if d.paths}
+    if not paths:
+        return request, {}
+    twin = copy.copy(request)
+    twin.object, twin.old_object = new.object, old.object
+    return twin, paths
+
+
+def _defaulted_namespace(obj: Any, version: str) -> Any:
+    if isinstance(obj, dict) and obj.get("kind") == "Namespace":
+        return default_object(obj, version).object
+    return obj
 
 
 def _with_object(request: AdmissionRequest, obj: dict | None) -> AdmissionRequest:

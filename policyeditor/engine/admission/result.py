@@ -65,6 +65,8 @@ class Step:
     patch_type: str = ""
     patch: Any = None
     diff: str = ""
+    # A mutation's result defaulted again before the next mutation sees it: the paths written.
+    defaulted: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form: empty optional fields are left out so the output stays readable."""
@@ -74,6 +76,8 @@ class Step:
                 continue
             value = getattr(self, item.name)
             if value in ("", None, 0) and item.name not in ("value",):
+                continue
+            if item.name == "defaulted" and not value:
                 continue
             if item.name == "value" and value is None and self.kind in ("mutation",):
                 continue
@@ -139,6 +143,10 @@ class EvaluationResult:
     errors: list[str] = field(default_factory=list)
     # Status details.causes messages of a denial (VAP: the denial; MAP: every policy error).
     causes: list[str] = field(default_factory=list)
+    # The fields the API server's defaulting filled in before admission, per request object
+    # ("object", "oldObject"); empty when defaulting was off or had nothing to add.
+    defaulted: dict[str, list[str]] = field(default_factory=dict)
+    defaulting: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form, stable keys; used by the API, `eval -o json` and the UI."""
@@ -155,5 +163,7 @@ class EvaluationResult:
             "diff": self.diff,
             "errors": list(self.errors),
             "causes": list(self.causes),
+            "defaulting": self.defaulting,
+            "defaulted": {key: list(paths) for key, paths in self.defaulted.items()},
             "policies": [p.to_dict() for p in self.policies],
         }

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
+from policyeditor.engine.defaulting import default_object
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.files import BINDING_KINDS, POLICY_KINDS, name_of
-from policyeditor.engine.suites.model import LAYOUT_KAPTEST, LAYOUT_KAT, UNSET, CaseResult, TestCase
+from policyeditor.engine.suites.model import (
+    LAYOUT_KAPTEST,
+    LAYOUT_KAT,
+    UNSET,
+    CaseResult,
+    Expectation,
+    TestCase,
+)
 
 
 def run_case(case: TestCase) -> CaseResult:
@@ -74,10 +83,16 @@ def _evaluate_case(case: TestCase) -> CaseResult:
     if case.cel_only:
         kwargs["check_match"] = False  # kaptest does not apply matchConstraints
     outcome = admission.evaluate(
-        documents, request, policy=case.policy, binding=case.binding, **kwargs
+        documents,
+        request,
+        policy=case.policy,
+        binding=case.binding,
+        defaulting=case.defaulting,
+        **kwargs,
     )
+    expect, input_object = expectation_for(case, version)
     failures = check(
-        case.expect, outcome, input_object=case.object, kaptest=case.layout == LAYOUT_KAPTEST
+        expect, outcome, input_object=input_object, kaptest=case.layout == LAYOUT_KAPTEST
     )
     mock = kwargs["authorizer"]
     if failures and case.authorizer is not None:
@@ -85,6 +100,21 @@ def _evaluate_case(case: TestCase) -> CaseResult:
         asked = [_describe_check(attributes) for attributes in mock.checks] or ["none"]
         failures.append("authorization checks asked: " + "; ".join(asked))
     return CaseResult(case=case, passed=not failures, failures=failures, outcome=_summary(outcome))
+
+
+def expectation_for(case: TestCase, version: str) -> tuple[Expectation, Any]:
+    """What a case's outcome is checked against: its expectation and the input object.
+
+    With defaulting on, the output is the defaulted object, so "did a policy mutate it" compares
+    it with the defaulted input, and an expected object is defaulted as the cluster would store it
+    (a gold file written with or without the defaulted fields matches either way).
+    """
+    if not case.defaulting:
+        return case.expect, case.object
+    expect = case.expect
+    if expect.object is not UNSET:
+        expect = replace(expect, object=default_object(expect.object, version).object)
+    return expect, default_object(case.object, version).object
 
 
 def _summary(outcome: Any) -> dict[str, Any]:

@@ -95,6 +95,9 @@ class TestCase:
     expect: Expectation = field(default_factory=Expectation)
     # kaptest evaluates CEL only: matchConstraints and failurePolicy do not take part.
     cel_only: bool = False
+    # The API server's defaulting of object, oldObject and each mutation's result (engine/defaulting);
+    # a suite or case turns it off with `defaulting: false`.
+    defaulting: bool = True
     # Set when the case itself is malformed: it fails with this message and is not evaluated.
     error: str | None = None
 

@@ -95,10 +95,21 @@ def load_unit(
 
 
 def run_unit(
-    unit: SuiteUnit, *, run_regex: str | None = None, version: str | None = None
+    unit: SuiteUnit,
+    *,
+    run_regex: str | None = None,
+    version: str | None = None,
+    defaulting: bool = True,
 ) -> tuple[list[CaseResult], list[SuiteError]]:
-    """Load one suite and run its cases (those `run_regex` matches, when given)."""
+    """Load one suite and run its cases (those `run_regex` matches, when given).
+
+    `defaulting=False` (`policyeditor test --no-defaulting`) turns defaulting off for every case;
+    True leaves each case's own setting.
+    """
     cases, errors = load_unit(unit, version=version)
+    if not defaulting:
+        for case in cases:
+            case.defaulting = False
     pattern = re.compile(run_regex) if run_regex else None
     results = [
         run_case(case) for case in cases if pattern is None or pattern.search(case.full_name)

@@ -59,10 +59,15 @@ def auto_jobs(units: list[Any]) -> int:
 
 
 def run_units(
-    units: list[Any], jobs: int, *, run_regex: str | None, version: str | None
+    units: list[Any],
+    jobs: int,
+    *,
+    run_regex: str | None,
+    version: str | None,
+    defaulting: bool = True,
 ) -> list[Outcome]:
     """Each unit's (results, errors), in the units' order, run by up to `jobs` workers."""
-    kwargs = {"run_regex": run_regex, "version": version}
+    kwargs = {"run_regex": run_regex, "version": version, "defaulting": defaulting}
     pool = _new_pool(_workers(jobs, len(units)))
     if pool is None:
         return [_run_unit_reported(unit, **kwargs) for unit in units]

@@ -86,6 +86,7 @@ def run(
     run_regex: str | None = None,
     version: str | None = None,
     jobs: int | None = 1,
+    defaulting: bool = True,
 ) -> Report:
     """Discover and run every suite under `paths`; `run_regex` keeps cases whose `suite/name` matches it.
 
@@ -93,7 +94,8 @@ def run(
     there are CPUs when the suites are big enough to gain from it; the report is the same, in
     the same order, but each case of a worker's result keeps only its name, suite, source and
     layout (its inputs stay in the worker). Callers inside a threaded server keep the default:
-    one process, no fork.
+    one process, no fork. `defaulting=False` evaluates every case without the API server's
+    defaulting (a suite or case can also say `defaulting: false`).
     """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]  # one path given on its own, not a string to iterate
@@ -111,9 +113,14 @@ def run(
     if jobs is None and len(units) > 1:
         jobs = auto_jobs(units)
     if jobs is not None and jobs > 1 and len(units) > 1:
-        outcomes = iter(run_units(units, jobs, run_regex=run_regex, version=version))
+        outcomes = iter(
+            run_units(units, jobs, run_regex=run_regex, version=version, defaulting=defaulting)
+        )
     else:
-        outcomes = (run_unit(unit, run_regex=run_regex, version=version) for unit in units)
+        outcomes = (
+            run_unit(unit, run_regex=run_regex, version=version, defaulting=defaulting)
+            for unit in units
+        )
     for item in plan:
         if isinstance(item, SuiteError):
             report.errors.append(item)

@@ -34,7 +34,14 @@ def impact_new(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             namespaces = _upload_text(request, "namespaces_file", "namespaces")
             if not dump:
                 raise WorkflowError("Paste or upload a dump of objects.")
-            run = impact_runs.start_run(request.user, draft, revision, dump, namespaces)
+            run = impact_runs.start_run(
+                request.user,
+                draft,
+                revision,
+                dump,
+                namespaces,
+                defaulting=request.POST.get("no_defaulting") != "on",
+            )
         except NotAllowed as error:
             return forbidden(request, str(error))
         except WorkflowError as error:

@@ -160,3 +160,20 @@ def test_a_case_saved_from_try_it_on_a_policy_with_params_and_a_namespace_select
     saved = SavedTestCase.objects.get(draft=draft)
     runs = testcases.run_cases(draft.revisions.get(number=1), [saved.case])
     assert [run.passed for run in runs] == [True]
+
+
+def test_a_case_saved_with_defaulting_skipped_keeps_it_skipped_and_passes(alice_client, alice):
+    draft = create_draft(alice, [policy(5)], name="as-pasted")
+    unset = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+    data = _form(
+        alice_client, draft, try_object=unset, case_name="as pasted", try_no_defaulting="on"
+    )
+    response = alice_client.post(
+        reverse("editor:draft_test_save", args=[draft.pk]), data, headers={"HX-Request": "true"}
+    )
+    assert response.status_code == 200
+    saved = SavedTestCase.objects.get(draft=draft)
+    assert saved.case["defaulting"] is False
+    assert saved.case["expect"]["result"] != "allow"  # no replicas to read without defaulting
+    runs = testcases.run_cases(draft.revisions.get(number=1), [saved.case])
+    assert [run.passed for run in runs] == [True]

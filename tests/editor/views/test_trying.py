@@ -84,3 +84,38 @@ def test_bad_try_inputs_are_explained_with_200(alice_client, replica_draft, fiel
     response = _try(alice_client, replica_draft, **fields)
     assert response.status_code == 200
     assert message in response.content
+
+
+UNSET_REPLICAS = (
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+    "spec: {template: {spec: {containers: [{name: web, image: nginx}]}}}\n"
+)
+
+
+def test_try_it_defaults_the_object_and_lists_what_it_filled_in(alice_client, replica_draft):
+    response = _try(
+        alice_client, replica_draft, try_object=UNSET_REPLICAS, try_namespace_object=NAMESPACE
+    )
+    html = response.content.decode()
+    assert ">allowed<" in html  # spec.replicas defaulted to 1
+    assert "Defaulted by the API server before admission" in html
+    assert "<code>spec.replicas</code>" in html
+
+
+def test_the_skip_defaulting_box_evaluates_the_object_as_pasted(alice_client, replica_draft):
+    response = _try(
+        alice_client,
+        replica_draft,
+        try_object=UNSET_REPLICAS,
+        try_namespace_object=NAMESPACE,
+        try_no_defaulting="on",
+    )
+    html = response.content.decode()
+    assert ">denied<" in html
+    assert "no such key: replicas" in html
+    assert "Defaulting skipped" in html
+
+
+def test_the_form_offers_the_skip_defaulting_box(alice_client, replica_draft):
+    page = alice_client.get(replica_draft.get_absolute_url()).content.decode()
+    assert 'name="try_no_defaulting"' in page

@@ -332,3 +332,47 @@ def test_a_case_keeps_the_response_fields_of_its_outcome_but_not_the_steps():
     }
     data = result.to_dict()
     assert data["result"] == "error" and "no such key: rrrrreplicas" in data["message"]
+
+
+DEFAULTING_SUITE = """apiVersion: policyeditor.dev/v1
+kind: PolicyTest
+policies: [policy.yaml]
+kubernetesVersion: "1.34"
+cases:
+- name: sees-the-default
+  object:
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web, namespace: default}
+    spec: {template: {spec: {containers: [{name: web, image: nginx}]}}}
+  expect: {result: allow}
+- name: as-pasted
+  defaulting: false
+  object:
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web, namespace: default}
+    spec: {template: {spec: {containers: [{name: web, image: nginx}]}}}
+  expect: {result: deny}
+"""
+
+STRATEGY_POLICY = """apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: strategy}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - expression: "has(object.spec.strategy) && object.spec.strategy.type == 'RollingUpdate'"
+"""
+
+
+def test_suites_default_objects_unless_a_case_or_the_command_says_not_to(tmp_path):
+    (tmp_path / "policy.yaml").write_text(STRATEGY_POLICY)
+    (tmp_path / "d.policytest.yaml").write_text(DEFAULTING_SUITE)
+    report = run([tmp_path])
+    assert report.ok, _reasons(report)
+    everything_off = run([tmp_path], defaulting=False)
+    assert [r.passed for r in everything_off.results] == [False, True]
+    assert "expected result allow, got deny" in _reasons(everything_off)

@@ -7,8 +7,10 @@ reinvocationcontext.go.
 Each matching (policy, binding, param) is an invocation; its mutations run in order against the
 current object (JSONPatch: evanphx v4 + strict decoding; ApplyConfiguration: structured merge),
 a failing mutation is recorded and the next one still runs, and IfNeeded invocations run once more
-when a later invocation changed the object. Resource defaulting after each mutation is not
-modelled (the scheme defaulters of every built-in kind are out of scope).
+when a later invocation changed the object. Each mutation's result is defaulted again before
+the next mutation sees it (when the evaluation defaults), as
+kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/mutating/dispatcher.go
+runs the object defaulter after every patcher.Patch.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from policyeditor.engine.admission.mutating.mutation import (
 from policyeditor.engine.admission.params import collect_params, param_label
 from policyeditor.engine.admission.request import AdmissionRequest
 from policyeditor.engine.admission.result import PolicyOutcome, Step
+from policyeditor.engine.defaulting import default_object
 
 KIND = "MutatingAdmissionPolicy"
 
@@ -201,6 +204,9 @@ def run_invocation(
             step.status, step.error = "error", error
             outcome.errors.append(error)
             continue
+        if ctx.defaulting:
+            defaulted = default_object(new, ctx.version)
+            new, step.defaulted = defaulted.object, defaulted.paths
         step.diff = text_diff(current, new)
         step.status = "applied" if new != current else "unchanged"
         if new == current and patch_type == "JSONPatch":

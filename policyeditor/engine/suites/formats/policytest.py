@@ -42,11 +42,13 @@ _TOP_FIELDS = {
     "policies",
     "resources",
     "kubernetesVersion",
+    "defaulting",
     "cases",
 }
 _CASE_FIELDS = {
     "name",
     "kubernetesVersion",
+    "defaulting",
     "policy",
     "binding",
     "operation",
@@ -102,12 +104,16 @@ def load_policytest(path: Path, *, default_version: str | None = None) -> list[T
     extra_docs, extra_resources = _load_files(suite, base, spec, "resources")
     resources += extra_docs + extra_resources
     version = _version(suite, "kubernetesVersion", spec.get("kubernetesVersion"), default_version)
+    try:
+        defaulting = _flag(spec.get("defaulting"), "defaulting", True)
+    except ValueError as error:
+        raise SuiteError(suite, str(error)) from None
     cases = spec.get("cases")
     if not isinstance(cases, list) or not cases:
         raise SuiteError(suite, "cases: Required value: at least one case")
     result, seen = [], set()
     for index, raw in enumerate(cases):
-        case = _case(suite, base, index, raw, documents, resources, version)
+        case = _case(suite, base, index, raw, documents, resources, version, defaulting)
         if case.name in seen and case.error is None:
             case.error = f"cases[{index}].name: Duplicate value: {case.name!r}"
         seen.add(case.name)
@@ -146,6 +152,15 @@ def _load_files(suite: str, base: Path, spec: dict, key: str) -> tuple[list[dict
     return split_documents(docs)
 
 
+def _flag(value: Any, where: str, default: bool) -> bool:
+    """A true/false field (`defaulting`); unset keeps `default`."""
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ValueError(f"{where}: Invalid value: {value!r}: must be true or false")
+    return value
+
+
 def _version(suite: str, where: str, value: Any, default: str | None) -> str:
     if value is None:
         return versions.normalize_version(default)
@@ -163,6 +178,7 @@ def _case(
     documents: list[dict],
     resources: list[dict],
     version: str,
+    defaulting: bool = True,
 ) -> TestCase:
     where = f"cases[{index}]"
     name = raw.get("name") if isinstance(raw, dict) else None
@@ -174,6 +190,7 @@ def _case(
         documents=documents,
         resources=resources,
         version=version,
+        defaulting=defaulting,
     )
     try:
         _fill_case(case, base, where, raw, documents, version)
@@ -197,6 +214,7 @@ def _fill_case(
     case.version = _version(
         case.suite, f"{where}.kubernetesVersion", raw.get("kubernetesVersion"), version
     )
+    case.defaulting = _flag(raw.get("defaulting"), f"{where}.defaulting", case.defaulting)
     case.policy = _optional_str(raw, "policy", where)
     case.binding = _optional_str(raw, "binding", where)
     names = policy_names(documents)

@@ -188,3 +188,25 @@ def test_policies_without_any_policy_are_refused(tmp_path):
     )
     with pytest.raises(SuiteError, match="no ValidatingAdmissionPolicy or MutatingAdmissionPolicy"):
         load_policytest(path)
+
+
+def test_defaulting_is_on_unless_the_suite_or_the_case_turns_it_off(tmp_path):
+    case = "- name: {name}\n  object: {{}}\n{extra}  expect: {{result: allow}}\n"
+    suite = "defaulting: false\ncases:\n" + "".join(
+        [
+            case.format(name="suite-off", extra=""),
+            case.format(name="case-on", extra="  defaulting: true\n"),
+        ]
+    )
+    off, on = load_policytest(_write(tmp_path, suite))
+    assert (off.defaulting, on.defaulting) == (False, True)
+    assert _one_case(tmp_path, case.format(name="plain", extra="")).defaulting is True
+
+
+def test_a_defaulting_flag_that_is_not_a_boolean_is_refused(tmp_path):
+    loaded = _one_case(
+        tmp_path, "- name: a\n  object: {}\n  defaulting: 'no'\n  expect: {result: allow}\n"
+    )
+    assert "cases[0].defaulting: Invalid value: 'no': must be true or false" in loaded.error
+    with pytest.raises(SuiteError, match="defaulting: Invalid value"):
+        load_policytest(_write(tmp_path, "defaulting: 1\ncases: [{name: a}]\n"))

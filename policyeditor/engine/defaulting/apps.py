@@ -1,0 +1,91 @@
+"""Defaults of the apps/v1 kinds: Deployment, ReplicaSet, StatefulSet, DaemonSet.
+
+Follows kubernetes/kubernetes pkg/apis/apps/v1/defaults.go (SetDefaults_Deployment,
+SetDefaults_ReplicaSet, SetDefaults_StatefulSet, SetDefaults_DaemonSet) and
+pkg/apis/apps/v1/zz_generated.defaults.go, which also runs the core PodSpec defaulters on each
+template and SetDefaults_PersistentVolumeClaim on each StatefulSet volumeClaimTemplate.
+"""
+
+from __future__ import annotations
+
+from policyeditor.engine.defaulting.core import default_claim
+from policyeditor.engine.defaulting.podspec import default_template_of
+from policyeditor.engine.defaulting.record import Recorder, child, items
+
+
+def _spec(obj: dict, rec: Recorder) -> tuple[dict | None, str]:
+    return child(obj, "spec", "", rec, value=True)
+
+
+def default_deployment(obj: dict, rec: Recorder) -> None:
+    """SetDefaults_Deployment: replicas 1, RollingUpdate 25%/25%, history 10, deadline 600s."""
+    spec, path = _spec(obj, rec)
+    if spec is None:
+        return
+    rec.default_pointer(spec, "replicas", 1, path)
+    strategy, strategy_path = child(spec, "strategy", path, rec, value=True)
+    if strategy is not None:
+        rec.default(strategy, "type", "RollingUpdate", strategy_path)
+        if strategy.get("type") == "RollingUpdate":
+            rolling, rolling_path = child(strategy, "rollingUpdate", strategy_path, rec, value=True)
+            if rolling is not None:
+                rec.default_pointer(rolling, "maxUnavailable", "25%", rolling_path)
+                rec.default_pointer(rolling, "maxSurge", "25%", rolling_path)
+    rec.default_pointer(spec, "revisionHistoryLimit", 10, path)
+    rec.default_pointer(spec, "progressDeadlineSeconds", 600, path)
+    default_template_of(spec, path, rec)
+
+
+def default_daemon_set(obj: dict, rec: Recorder) -> None:
+    """SetDefaults_DaemonSet: RollingUpdate with maxUnavailable 1 and maxSurge 0, history 10."""
+    spec, path = _spec(obj, rec)
+    if spec is None:
+        return
+    strategy, strategy_path = child(spec, "updateStrategy", path, rec, value=True)
+    if strategy is not None:
+        rec.default(strategy, "type", "RollingUpdate", strategy_path)
+        if strategy.get("type") == "RollingUpdate":
+            rolling, rolling_path = child(strategy, "rollingUpdate", strategy_path, rec, value=True)
+            if rolling is not None:
+                rec.default_pointer(rolling, "maxUnavailable", 1, rolling_path)
+                rec.default_pointer(rolling, "maxSurge", 0, rolling_path)
+    rec.default_pointer(spec, "revisionHistoryLimit", 10, path)
+    default_template_of(spec, path, rec)
+
+
+def default_stateful_set(obj: dict, rec: Recorder) -> None:
+    """SetDefaults_StatefulSet (StatefulSetAutoDeletePVC is on in every supported version)."""
+    spec, path = _spec(obj, rec)
+    if spec is None:
+        return
+    rec.default(spec, "podManagementPolicy", "OrderedReady", path)
+    strategy, strategy_path = child(spec, "updateStrategy", path, rec, value=True)
+    if strategy is not None:
+        if strategy.get("type") in (None, ""):
+            rec.set(strategy, "type", "RollingUpdate", strategy_path)
+            if strategy.get("rollingUpdate") is None:
+                strategy["rollingUpdate"] = {}  # takes the partition default below
+        rolling = strategy.get("rollingUpdate")
+        if strategy.get("type") == "RollingUpdate" and isinstance(rolling, dict):
+            rec.default_pointer(rolling, "partition", 0, f"{strategy_path}.rollingUpdate")
+    # StatefulSetAutoDeletePVC: beta and on since 1.27, GA in 1.32.
+    retention, retention_path = child(
+        spec, "persistentVolumeClaimRetentionPolicy", path, rec, value=True
+    )
+    if retention is not None:
+        rec.default(retention, "whenDeleted", "Retain", retention_path)
+        rec.default(retention, "whenScaled", "Retain", retention_path)
+    rec.default_pointer(spec, "replicas", 1, path)
+    rec.default_pointer(spec, "revisionHistoryLimit", 10, path)
+    default_template_of(spec, path, rec)
+    for claim, claim_path in items(spec, "volumeClaimTemplates", path):
+        default_claim(claim, claim_path, rec)
+
+
+def default_replica_set(obj: dict, rec: Recorder) -> None:
+    """SetDefaults_ReplicaSet: replicas 1."""
+    spec, path = _spec(obj, rec)
+    if spec is None:
+        return
+    rec.default_pointer(spec, "replicas", 1, path)
+    default_template_of(spec, path, rec)
