@@ -19,9 +19,11 @@ class EvalContext:
 
     request: AdmissionRequest
     version: str = DEFAULT_VERSION
-    resources: list[dict] = field(default_factory=list)
+    resources: list[dict[str, Any]] = field(default_factory=list)
     namespaces: NamespaceSource = field(default_factory=NamespaceSource)
-    namespace_object: dict | None = None  # what CEL's namespaceObject is (None when cluster-scoped)
+    namespace_object: dict[str, Any] | None = (
+        None  # what CEL's namespaceObject is (None when cluster-scoped)
+    )
     authorizer: Any = None
     params: Any = MISSING
     check_match: bool = True
@@ -40,19 +42,19 @@ def namespace_not_found(outcome: PolicyOutcome, message: str) -> None:
     outcome.denials.append({"message": message, "reason": "NotFound", "fatal": True, "error": True})
 
 
-def as_list(value: Any) -> list:
+def as_list(value: Any) -> list[Any]:
     """A list field's items; anything that is not a list (malformed input) counts as empty."""
     return value if isinstance(value, list) else []
 
 
-def name_of(doc: dict | None) -> str:
+def name_of(doc: dict[str, Any] | None) -> str:
     """metadata.name of a document ("" when absent)."""
     if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
         return ""
     return str(doc["metadata"].get("name") or "")
 
 
-def spec_of(doc: dict | None) -> dict:
+def spec_of(doc: dict[str, Any] | None) -> dict[str, Any]:
     """The spec mapping of a document ({} when absent or malformed)."""
     spec = doc.get("spec") if isinstance(doc, dict) else None
     return spec if isinstance(spec, dict) else {}

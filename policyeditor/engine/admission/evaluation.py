@@ -136,13 +136,13 @@ def _error_result(message: str, request: AdmissionRequest | None = None) -> Eval
 
 
 def evaluate(
-    documents: list[dict],
+    documents: list[dict[str, Any]],
     request: AdmissionRequest,
     *,
     version: str = DEFAULT_VERSION,
     params: Any = MISSING,
-    resources: list[dict] = (),  # type: ignore[assignment]
-    namespace_object: dict | None = None,
+    resources: list[dict[str, Any]] = (),  # type: ignore[assignment]
+    namespace_object: dict[str, Any] | None = None,
     authorizer: Any = None,
     policy: str | None = None,
     binding: str | None = None,
@@ -184,12 +184,12 @@ def evaluate(
 
 
 def _evaluate(
-    documents: list[dict],
+    documents: list[dict[str, Any]],
     request: AdmissionRequest,
     version: str,
     params: Any,
-    resources: list[dict],
-    namespace_object: dict | None,
+    resources: list[dict[str, Any]],
+    namespace_object: dict[str, Any] | None,
     authorizer: Any,
     policy: str | None,
     binding: str | None,
@@ -231,7 +231,7 @@ def _evaluate(
     return _respond(request, final_object, outcomes, notes)
 
 
-def _with_object(request: AdmissionRequest, obj: dict | None) -> AdmissionRequest:
+def _with_object(request: AdmissionRequest, obj: dict[str, Any] | None) -> AdmissionRequest:
     twin = copy.copy(request)
     twin.object = obj
     return twin

@@ -34,7 +34,7 @@ class ParamSelection:
     note: str = ""  # why nothing is evaluated (parameterNotFoundAction: Allow)
 
 
-def _meta(obj: dict) -> dict:
+def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     meta = obj.get("metadata")
     return meta if isinstance(meta, dict) else {}
 
@@ -55,7 +55,7 @@ def _gvk_text(api_version: str, kind: str) -> str:
 
 
 def _param_scope(
-    api_version: str, kind: str, resources: list[dict], version: str
+    api_version: str, kind: str, resources: list[dict[str, Any]], version: str
 ) -> tuple[bool, bool | None]:
     """(known, namespaced): built-in kinds from the schemas, CRDs from definitions or objects."""
     group, ver = split_api_version(api_version)
@@ -83,7 +83,9 @@ def _param_scope(
     return known, namespaced
 
 
-def _candidates(api_version: str, kind: str, resources: list[dict]) -> list[dict]:
+def _candidates(
+    api_version: str, kind: str, resources: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     found = []
     for obj in resources:
         if not isinstance(obj, dict):
@@ -95,7 +97,7 @@ def _candidates(api_version: str, kind: str, resources: list[dict]) -> list[dict
     )
 
 
-def _with_type_meta(obj: dict, api_version: str, kind: str) -> dict:
+def _with_type_meta(obj: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
     # Native param objects come from a typed informer without TypeMeta; the plugin fills it in.
     out = copy.deepcopy(obj)
     out.setdefault("apiVersion", api_version)
@@ -104,10 +106,10 @@ def _with_type_meta(obj: dict, api_version: str, kind: str) -> dict:
 
 
 def collect_params(
-    policy: dict,
-    binding: dict | None,
+    policy: dict[str, Any],
+    binding: dict[str, Any] | None,
     request: AdmissionRequest,
-    resources: list[dict],
+    resources: list[dict[str, Any]],
     *,
     inline: Any = MISSING,
     k8s_version: str = DEFAULT_VERSION,
@@ -148,7 +150,7 @@ def collect_params(
             )
         lookup_namespace = ref_namespace
 
-    def in_scope(obj: dict) -> bool:
+    def in_scope(obj: dict[str, Any]) -> bool:
         if lookup_namespace is None:
             return True
         return str(_meta(obj).get("namespace") or "") == lookup_namespace

@@ -26,14 +26,14 @@ _ADMISSION_GROUP = "admissionregistration.k8s.io/"
 _CACHE_ENTRIES = 64
 _MAX_KEY_BYTES = 256 * 1024
 
-Pairs = list[tuple[dict, list[dict | None]]]
+Pairs = list[tuple[dict[str, Any], list[dict[str, Any] | None]]]
 
 
 @dataclass(frozen=True)
 class Prepared:
     """What an evaluation takes from its documents; shared between evaluations, never mutated."""
 
-    others: tuple[dict, ...]  # objects that are neither policies nor bindings
+    others: tuple[dict[str, Any], ...]  # objects that are neither policies nor bindings
     map_pairs: Pairs
     vap_pairs: Pairs
     notes: tuple[str, ...]
@@ -85,12 +85,12 @@ def defaulted(doc: dict) -> dict:
 
 
 def classify(
-    documents: list[dict], version: str
-) -> tuple[dict[str, list[dict]], list[dict], list[dict]]:
+    documents: list[dict[str, Any]], version: str
+) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]], list[dict[str, Any]]]:
     """Policies and bindings by kind (defaulted), other objects, and unserved policy documents."""
-    kinds: dict[str, list[dict]] = {k: [] for k in (*POLICY_OF, *POLICY_OF.values())}
-    others: list[dict] = []
-    unserved: list[dict] = []
+    kinds: dict[str, list[dict[str, Any]]] = {k: [] for k in (*POLICY_OF, *POLICY_OF.values())}
+    others: list[dict[str, Any]] = []
+    unserved: list[dict[str, Any]] = []
     for doc in documents:
         if not isinstance(doc, dict):
             continue
@@ -107,7 +107,7 @@ def classify(
 
 
 def unserved_notes(
-    unserved: list[dict], version: str, policy: str | None, binding: str | None
+    unserved: list[dict[str, Any]], version: str, policy: str | None, binding: str | None
 ) -> list[str]:
     """Notes for the unserved documents the policy/binding filters would have selected."""
     notes = []
@@ -127,7 +127,10 @@ def unserved_notes(
 
 
 def pairs(
-    policies: list[dict], bindings: list[dict], policy: str | None, binding: str | None
+    policies: list[dict[str, Any]],
+    bindings: list[dict[str, Any]],
+    policy: str | None,
+    binding: str | None,
 ) -> tuple[Pairs, list[str]]:
     """(policy, its bindings) to evaluate, honouring the policy/binding filters; notes on misses."""
     notes: list[str] = []
@@ -182,10 +185,10 @@ def _prepare(
     return Prepared(tuple(others), map_pairs, vap_pairs, tuple(notes))
 
 
-_CACHE: dict[tuple, Prepared] = {}
+_CACHE: dict[tuple[Any, ...], Prepared] = {}
 
 
-def _key(documents: list[Any], version: str, policy: Any, binding: Any) -> tuple | None:
+def _key(documents: list[Any], version: str, policy: Any, binding: Any) -> tuple[Any, ...] | None:
     """The cache key of these arguments, None when they cannot be keyed exactly."""
     if type(version) is not str or type(policy) not in (str, type(None)):
         return None

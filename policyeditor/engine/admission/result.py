@@ -99,8 +99,8 @@ class PolicyOutcome:
     result: str = "skip"
     failure_policy: str = "Fail"
     actions: list[str] = field(default_factory=list)
-    matched_kind: dict | None = None
-    matched_resource: dict | None = None
+    matched_kind: dict[str, Any] | None = None
+    matched_resource: dict[str, Any] | None = None
     match_conditions: list[Step] = field(default_factory=list)
     variables: list[Step] = field(default_factory=list)
     validations: list[Step] = field(default_factory=list)
@@ -112,8 +112,8 @@ class PolicyOutcome:
     invocation: int = 1
     # What this outcome contributes to the response: denials ({"message", "reason"}), the
     # validation_failure audit entries and the published audit annotations (key -> value).
-    denials: list[dict] = field(default_factory=list)
-    audit_failures: list[dict] = field(default_factory=list)
+    denials: list[dict[str, Any]] = field(default_factory=list)
+    audit_failures: list[dict[str, Any]] = field(default_factory=list)
     annotations: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,10 +131,10 @@ class EvaluationResult:
     message: str
     warnings: list[str] = field(default_factory=list)
     audit_annotations: dict[str, str] = field(default_factory=dict)
-    object: dict | None = None
+    object: dict[str, Any] | None = None
     policies: list[PolicyOutcome] = field(default_factory=list)
     reason: str = ""
-    patch: list[dict] = field(default_factory=list)
+    patch: list[dict[str, Any]] = field(default_factory=list)
     diff: str = ""
     errors: list[str] = field(default_factory=list)
     # Status details.causes messages of a denial (VAP: the denial; MAP: every policy error).

@@ -33,12 +33,12 @@ from policyeditor.engine.cel.syntax import ast_pb, rewrite
 from policyeditor.engine.cel.syntax.walk import node_type, walk
 from policyeditor.engine.versions import normalize_version
 
-_CACHE: OrderedDict[tuple, CompileResult] = OrderedDict()
+_CACHE: OrderedDict[tuple[Any, ...], CompileResult] = OrderedDict()
 _CACHE_SIZE = 4096
 _CACHE_LOCK = threading.Lock()
 # Keyed by the arguments exactly as given (no normalising): a hit costs one tuple and one lookup,
 # which matters because evaluators look every expression up on every request.
-_FAST: dict[tuple, CompileResult] = {}
+_FAST: dict[tuple[Any, ...], CompileResult] = {}
 _MAX_REWRITE_ROUNDS = 8
 MAX_EXPRESSION_LENGTH = 100_000
 

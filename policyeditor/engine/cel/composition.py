@@ -80,7 +80,7 @@ def evaluate_expression(
     object: Any = None,  # noqa: A002 - the Kubernetes variable name
     old_object: Any = None,
     params: Any = None,
-    request: dict | None = None,
+    request: dict[str, Any] | None = None,
     namespace_object: Any = None,
     authorizer: Any = None,
     variables: Sequence[tuple[str, str]] = (),

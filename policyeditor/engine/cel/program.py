@@ -43,7 +43,7 @@ class VariableResolver:
             holder = holder_name(name)
             if holder is not None:
                 self.holders[holder] = self._holder_of[name] = []
-        self.engine_cache: dict = {}  # Activation.engine_activation's, for this resolver
+        self.engine_cache: dict[str, Any] = {}  # Activation.engine_activation's, for this resolver
 
     @property
     def values(self) -> dict[str, tuple[bool, Any]]:

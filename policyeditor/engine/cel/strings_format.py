@@ -58,7 +58,7 @@ def _engine_value(value: Any) -> Any:
     return value
 
 
-def format_string(fmt: str, args: list) -> str:
+def format_string(fmt: str, args: list[Any]) -> str:
     """Evaluate fmt.format(args) as Kubernetes does."""
     args = list(args)
     pieces: list[str] = []

@@ -106,15 +106,15 @@ def _summary(outcome: Any) -> dict[str, Any]:
 
 # (ids of the documents, version) -> (the documents, their problems); holding the documents keeps
 # their ids from being reused by other objects while the entry lives.
-_VALIDATION_CACHE: dict[tuple[tuple[int, ...], str], tuple[list[dict], list[str]]] = {}
+_VALIDATION_CACHE: dict[tuple[tuple[int, ...], str], tuple[list[dict[str, Any]], list[str]]] = {}
 
 
-def _describe_check(attributes: dict) -> str:
+def _describe_check(attributes: dict[str, Any]) -> str:
     keys = ("verb", "apiGroup", "resource", "subresource", "namespace", "name", "path")
     return " ".join(f"{k}={attributes[k]!r}" for k in keys if attributes.get(k) not in (None, ""))
 
 
-def _relevant_documents(case: TestCase) -> list[dict]:
+def _relevant_documents(case: TestCase) -> list[dict[str, Any]]:
     """The documents a case evaluates: its policy and the bindings it goes through (else all)."""
     if case.policy is None:
         return case.documents
@@ -133,7 +133,9 @@ def _relevant_documents(case: TestCase) -> list[dict]:
     return policies + bindings
 
 
-def _validation_problems(documents: list[dict], version: str, validation: Any) -> list[str]:
+def _validation_problems(
+    documents: list[dict[str, Any]], version: str, validation: Any
+) -> list[str]:
     """API-server validation of the documents a case uses (once per set and version)."""
     key = (tuple(id(d) for d in documents), version)
     cached = _VALIDATION_CACHE.get(key)
@@ -148,7 +150,7 @@ def _validation_problems(documents: list[dict], version: str, validation: Any) -
     return _VALIDATION_CACHE[key][1]
 
 
-def _cel_only(documents: list[dict], policy: str | None) -> list[dict]:
+def _cel_only(documents: list[dict[str, Any]], policy: str | None) -> list[dict[str, Any]]:
     """kaptest: the named policy alone, under failurePolicy Fail (kaptest reports errors as such)."""
     result = []
     for doc in documents:

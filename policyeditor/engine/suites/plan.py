@@ -54,7 +54,7 @@ class SuiteUnit:
     only: str | None = None
 
 
-def suite_plan(paths: Iterable[str | os.PathLike]) -> list[SuiteUnit | SuiteError]:
+def suite_plan(paths: Iterable[str | os.PathLike[str]]) -> list[SuiteUnit | SuiteError]:
     """The suites under `paths` (each once) and the paths' errors, in the order they are met."""
     plan: list[SuiteUnit | SuiteError] = []
     seen: set[Path] = set()
@@ -107,7 +107,7 @@ def run_unit(
 
 
 def discover(
-    paths: Iterable[str | os.PathLike], *, version: str | None = None
+    paths: Iterable[str | os.PathLike[str]], *, version: str | None = None
 ) -> tuple[list[TestCase], list[SuiteError]]:
     """Load every suite under `paths` (each loaded once) into cases; malformed suites become errors."""
     cases: list[TestCase] = []

@@ -67,7 +67,7 @@ def run_units(
     if pool is None:
         return [_run_unit_reported(unit, **kwargs) for unit in units]
     try:
-        futures: list[Future | None] = []
+        futures: list[Future[Outcome] | None] = []
         for unit in units:
             try:
                 futures.append(pool.submit(_run_unit_reported, unit, **kwargs))

@@ -32,7 +32,7 @@ def text_diff(before: Any, after: Any, *, label: str = "object") -> str:
     )
 
 
-def patch_ops(value: Any) -> list[dict]:
+def patch_ops(value: Any) -> list[dict[str, Any]]:
     """The JSONPatch list an expression returned, as plain operation dicts."""
     if not isinstance(value, list):
         raise JSONPatchError(f"expected a list of JSONPatch, got {type(value).__name__}")
@@ -52,7 +52,7 @@ def patch_ops(value: Any) -> list[dict]:
 _OBJECT_META = {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
 
 
-def crd_schema(resources: list[dict], obj: Any) -> dict | None:
+def crd_schema(resources: list[dict[str, Any]], obj: Any) -> dict[str, Any] | None:
     """The structural schema of a custom resource, from its CustomResourceDefinition."""
     # The API server's type converter knows metadata as ObjectMeta for every kind, so it is added
     # when the CRD schema leaves it open.
@@ -87,8 +87,12 @@ def crd_schema(resources: list[dict], obj: Any) -> dict | None:
 
 
 def apply_mutation(
-    kind: str, value: Any, current: dict, version: str, schema: dict | None = None
-) -> tuple[dict, str]:
+    kind: str,
+    value: Any,
+    current: dict[str, Any],
+    version: str,
+    schema: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], str]:
     """Apply one mutation's evaluated value to the current object: (new object, error text)."""
     # `schema` is a custom resource's schema (crd_schema); built-in kinds use their OpenAPI
     # schema.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from policyeditor.engine.admission.result import PolicyOutcome
 
@@ -51,7 +52,7 @@ def config_error(outcome: PolicyOutcome, message: str, *, binding_level: bool) -
     outcome.message = full
 
 
-def apply_actions(outcome: PolicyOutcome, decisions: list[Decision], audits: list) -> None:
+def apply_actions(outcome: PolicyOutcome, decisions: list[Decision], audits: list[Any]) -> None:
     """Fan Deny decisions out to the binding's validationActions; publish audit annotations."""
     had_error = any(d.evaluation == "error" for d in decisions)
     results: list[str] = []
@@ -129,7 +130,7 @@ def audit_annotations(outcomes: list[PolicyOutcome]) -> dict[str, str]:
     """The request's audit annotations: per-policy keys and the validation_failure array."""
     # Values of one key are de-duplicated and joined with ", "; at most 50 failures are kept.
     collected: dict[str, list[str]] = {}
-    failures: list[dict] = []
+    failures: list[dict[str, Any]] = []
     for outcome in outcomes:
         for key, value in outcome.annotations.items():
             values = collected.setdefault(key, [])

@@ -10,6 +10,7 @@ cached per arguments, so a step gets the very Compiled object it would have look
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from policyeditor.engine.admission import cel_bindings
 from policyeditor.engine.admission.common import as_list, compile_match_conditions, spec_of
@@ -30,7 +31,7 @@ class ValidationPlan:
     annotations: tuple[tuple[str, str, cel_bindings.Compiled], ...]
 
 
-def make_plan(policy: dict, version: str) -> ValidationPlan:
+def make_plan(policy: dict[str, Any], version: str) -> ValidationPlan:
     """The plan of one ValidatingAdmissionPolicy document for Kubernetes `version`."""
     spec = spec_of(policy)
     has_params = isinstance(spec.get("paramKind"), dict)
@@ -75,7 +76,7 @@ def make_plan(policy: dict, version: str) -> ValidationPlan:
     )
 
 
-def plan_for(policy: dict, version: str, plans: dict) -> ValidationPlan:
+def plan_for(policy: dict[str, Any], version: str, plans: dict[str, Any]) -> ValidationPlan:
     """The plan of `policy`, made once per (document, version) in `plans`."""
     # Keyed by identity: `plans` lives no longer than the documents it was given with, and the
     # entry keeps its document, so an id is never another document's while the entry exists.

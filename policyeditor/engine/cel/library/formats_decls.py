@@ -13,6 +13,8 @@ cel-core: before type checking, insert OPTIONAL_SUFFIX at every offset of
 
 from __future__ import annotations
 
+from typing import Any
+
 from policyeditor.engine.cel.library import formats
 from policyeditor.engine.cel.library.decls import Spec
 from policyeditor.engine.cel.library.types import FORMAT, FormatMessage
@@ -21,11 +23,11 @@ OPTIONAL_SUFFIX = '[?""]'
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
-def _named(name: str) -> dict:
+def _named(name: str) -> dict[str, Any]:
     return {"": FormatMessage(name=name)} if name in formats.FORMATS else {}
 
 
-def _validate(fmt: object, value: str) -> dict:
+def _validate(fmt: object, value: str) -> dict[str, Any]:
     errors = formats.validate(fmt.name, value)  # type: ignore[attr-defined]
     return {"": errors} if errors else {}
 

@@ -45,7 +45,7 @@ def cel_equal(left: Any, right: Any) -> bool:
 _MISSING = object()
 
 
-def _find_key(mapping: dict, key: Any) -> Any:
+def _find_key(mapping: dict[str, Any], key: Any) -> Any:
     for candidate, value in mapping.items():
         if cel_equal(candidate, key):
             return value
