@@ -17,6 +17,7 @@ from policyeditor.engine.cel import BUDGET_MESSAGE as BUDGET_MESSAGE
 from policyeditor.engine.cel import MATCH_CONDITIONS_BUDGET as MATCH_CONDITIONS_BUDGET
 from policyeditor.engine.cel import PER_CALL_LIMIT as PER_CALL_LIMIT
 from policyeditor.engine.cel import RUNTIME_BUDGET as RUNTIME_BUDGET
+from policyeditor.engine.cel.runtime.activation import EngineCache
 
 
 @dataclass
@@ -243,7 +244,7 @@ class Bindings:
     authorizer: Any = None
     # The engine's activations of these values, shared by every pass over them (match
     # conditions, validations, messages, annotations), so the engine converts each value once.
-    engine_cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    engine_cache: EngineCache = field(default_factory=dict, repr=False, compare=False)
 
 
 def bindings_for(

@@ -31,7 +31,12 @@ class EvalContext:
     # request with NotFound as soon as a (policy, binding) matches, whatever the failurePolicy.
     namespace_error: str = ""
     # Per-policy plans (validating.plan.plan_for), shared by the requests of one document set.
-    plans: dict = field(default_factory=dict)
+    plans: PlanCache = field(default_factory=dict)
+
+
+# validating.plan.plan_for's plans: (id of a policy document, version) -> (that document, its
+# ValidationPlan). `object`, because validating.plan imports this module; plan_for narrows it.
+PlanCache = dict[tuple[int, str], tuple[dict[str, Any], object]]
 
 
 def namespace_not_found(outcome: PolicyOutcome, message: str) -> None:

@@ -14,7 +14,7 @@ import marshal
 from dataclasses import dataclass, field
 from typing import Any
 
-from policyeditor.engine.admission.common import name_of, spec_of
+from policyeditor.engine.admission.common import PlanCache, name_of, spec_of
 from policyeditor.engine.versions import served_api_versions
 
 POLICY_OF = {
@@ -38,7 +38,7 @@ class Prepared:
     vap_pairs: Pairs
     notes: tuple[str, ...]
     # The policies' plans (validating.plan.plan_for), filled in as requests need them.
-    plans: dict = field(default_factory=dict, compare=False)
+    plans: PlanCache = field(default_factory=dict, compare=False)
 
 
 def _default_match_resources(criteria: Any) -> Any:

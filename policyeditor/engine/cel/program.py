@@ -10,7 +10,7 @@ from policyeditor.engine.cel.cost import PER_CALL_LIMIT
 from policyeditor.engine.cel.issues import CelIssue
 from policyeditor.engine.cel.issues import translate_runtime_message as _translate
 from policyeditor.engine.cel.model import CompileResult, Context, EvalResult
-from policyeditor.engine.cel.runtime.activation import Activation
+from policyeditor.engine.cel.runtime.activation import Activation, EngineCache
 from policyeditor.engine.cel.runtime.functions import holder_name, strip_markers
 from policyeditor.engine.cel.runtime.state import CURRENT, CostBudget, CostExceeded, EvalState
 from policyeditor.engine.cel.runtime.values import plain_view, sanitize_input, to_engine, to_plain
@@ -43,7 +43,7 @@ class VariableResolver:
             holder = holder_name(name)
             if holder is not None:
                 self.holders[holder] = self._holder_of[name] = []
-        self.engine_cache: dict[str, Any] = {}  # Activation.engine_activation's, for this resolver
+        self.engine_cache: EngineCache = {}  # Activation.engine_activation's, for this resolver
 
     @property
     def values(self) -> dict[str, tuple[bool, Any]]:

@@ -13,7 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from policyeditor.engine.admission import cel_bindings
-from policyeditor.engine.admission.common import as_list, compile_match_conditions, spec_of
+from policyeditor.engine.admission.common import (
+    PlanCache,
+    as_list,
+    compile_match_conditions,
+    spec_of,
+)
 
 
 @dataclass(frozen=True)
@@ -76,12 +81,14 @@ def make_plan(policy: dict[str, Any], version: str) -> ValidationPlan:
     )
 
 
-def plan_for(policy: dict[str, Any], version: str, plans: dict[str, Any]) -> ValidationPlan:
+def plan_for(policy: dict[str, Any], version: str, plans: PlanCache) -> ValidationPlan:
     """The plan of `policy`, made once per (document, version) in `plans`."""
     # Keyed by identity: `plans` lives no longer than the documents it was given with, and the
     # entry keeps its document, so an id is never another document's while the entry exists.
     key = (id(policy), version)
     entry = plans.get(key)
-    if entry is None or entry[0] is not policy:
-        entry = plans[key] = (policy, make_plan(policy, version))
-    return entry[1]
+    if entry is not None and entry[0] is policy and isinstance(entry[1], ValidationPlan):
+        return entry[1]
+    plan = make_plan(policy, version)
+    plans[key] = (policy, plan)
+    return plan
