@@ -23,13 +23,15 @@ from typing import Any
 
 from policyeditor.engine.admission.common import EvalContext
 from policyeditor.engine.admission.matching import NamespaceSource
+from policyeditor.engine.admission.mutating.mutation import text_diff
 from policyeditor.engine.admission.mutating.patch import jsonpatch
-from policyeditor.engine.admission.mutating.policy import evaluate_mutations, text_diff
+from policyeditor.engine.admission.mutating.policy import evaluate_mutations
 from policyeditor.engine.admission.params import MISSING
 from policyeditor.engine.admission.prepare import prepare
 from policyeditor.engine.admission.request import AdmissionRequest
 from policyeditor.engine.admission.result import EvaluationResult, PolicyOutcome, Step, worst
 from policyeditor.engine.admission.validating import policy as validating
+from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.versions import DEFAULT_VERSION, normalize_version
 
 __all__ = [
@@ -111,11 +113,7 @@ def forbidden_message(request: AdmissionRequest, text: str) -> str:
     qualified = f"{resource}.{group}" if group and resource else resource
     name = request.name
     if not name and isinstance(request.object, dict):
-        meta = (
-            request.object.get("metadata")
-            if isinstance(request.object.get("metadata"), dict)
-            else {}
-        )
+        meta = object_at(request.object, "metadata")
         name = str(meta.get("name") or meta.get("generateName") or "")
     name = name or "Unknown"
     if not qualified:

@@ -14,6 +14,7 @@ from typing import Any
 from policyeditor.engine import schemas
 from policyeditor.engine.admission import selectors
 from policyeditor.engine.admission.request import AdmissionRequest, split_api_version
+from policyeditor.engine.jsontypes import list_at, object_at
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 
@@ -68,9 +69,9 @@ def _param_scope(
         if not isinstance(obj, dict):
             continue
         if obj.get("kind") == "CustomResourceDefinition":
-            spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-            names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
-            raw_versions = spec.get("versions") if isinstance(spec.get("versions"), list) else []
+            spec = object_at(obj, "spec")
+            names = object_at(spec, "names")
+            raw_versions = list_at(spec, "versions")
             versions = [v.get("name") for v in raw_versions if isinstance(v, dict)]
             if spec.get("group") == group and names.get("kind") == kind and ver in versions:
                 return True, spec.get("scope", "Namespaced") == "Namespaced"
@@ -115,17 +116,13 @@ def collect_params(
     k8s_version: str = DEFAULT_VERSION,
 ) -> ParamSelection:
     """CollectParams: which params this binding evaluates the policy with."""
-    spec = policy.get("spec") if isinstance(policy.get("spec"), dict) else {}
+    spec = object_at(policy, "spec")
     param_kind = spec.get("paramKind")
     if not isinstance(param_kind, dict):
         return ParamSelection(params=[None])
     if inline is not MISSING:
         return ParamSelection(params=[copy.deepcopy(inline)])
-    bspec = (
-        binding.get("spec")
-        if isinstance(binding, dict) and isinstance(binding.get("spec"), dict)
-        else {}
-    )
+    bspec = object_at(binding, "spec")
     param_ref = bspec.get("paramRef")
     if not isinstance(param_ref, dict):
         return ParamSelection(params=[None])

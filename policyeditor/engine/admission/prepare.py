@@ -185,10 +185,12 @@ def _prepare(
     return Prepared(tuple(others), map_pairs, vap_pairs, tuple(notes))
 
 
-_CACHE: dict[tuple[Any, ...], Prepared] = {}
+# (the documents as marshal bytes, version, policy filter, binding filter)
+_Key = tuple[bytes, str, str | None, str | None]
+_CACHE: dict[_Key, Prepared] = {}
 
 
-def _key(documents: list[Any], version: str, policy: Any, binding: Any) -> tuple[Any, ...] | None:
+def _key(documents: list[Any], version: str, policy: Any, binding: Any) -> _Key | None:
     """The cache key of these arguments, None when they cannot be keyed exactly."""
     if type(version) is not str or type(policy) not in (str, type(None)):
         return None
@@ -217,6 +219,6 @@ def prepare(
         # Prepared from a private copy (decoded from the key) that the caller cannot reach.
         cached = _prepare(marshal.loads(key[0]), version, policy, binding)
         if len(_CACHE) >= _CACHE_ENTRIES:
-            _CACHE.pop(next(iter(_CACHE), None), None)  # the oldest entry
+            del _CACHE[next(iter(_CACHE))]  # the oldest entry (the cache is full, so not empty)
         _CACHE[key] = cached
     return cached

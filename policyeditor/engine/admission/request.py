@@ -52,9 +52,8 @@ def _gvk_of(obj: dict[str, Any] | None) -> dict[str, str]:
 
 
 def _metadata(obj: Any) -> dict[str, Any]:
-    if isinstance(obj, dict) and isinstance(obj.get("metadata"), dict):
-        return obj["metadata"]
-    return {}
+    metadata = obj.get("metadata") if isinstance(obj, dict) else None
+    return metadata if isinstance(metadata, dict) else {}
 
 
 def _user_info(raw: dict[str, Any] | None) -> dict[str, Any]:

@@ -67,7 +67,8 @@ def definitions_by_key(key: str) -> dict[str, dict[str, Any]]:
     path = _schema_dir(key) / "_definitions.json"
     try:
         with path.open(encoding="utf-8") as handle:
-            return json.load(handle)["$defs"]
+            definitions: dict[str, dict[str, Any]] = json.load(handle)["$defs"]
+            return definitions
     except (OSError, ValueError, KeyError) as exc:
         raise SchemasUnavailable(f"cannot read {path}: {exc}") from exc
 
@@ -140,7 +141,9 @@ def schema_types(schema: dict[str, Any] | None) -> set[str]:
 
 def is_object_schema(schema: dict[str, Any] | None) -> bool:
     """True for a struct or map schema."""
-    return bool(schema) and (
+    if not schema:
+        return False
+    return (
         "object" in schema_types(schema)
         or "properties" in schema
         or "additionalProperties" in schema
@@ -149,12 +152,16 @@ def is_object_schema(schema: dict[str, Any] | None) -> bool:
 
 def is_array_schema(schema: dict[str, Any] | None) -> bool:
     """True for a list schema."""
-    return bool(schema) and ("array" in schema_types(schema) or "items" in schema)
+    if not schema:
+        return False
+    return "array" in schema_types(schema) or "items" in schema
 
 
 def is_struct_schema(schema: dict[str, Any] | None) -> bool:
     """True for a schema with named properties (a Go struct), false for a string-keyed map."""
-    return bool(schema) and "properties" in schema
+    if not schema:
+        return False
+    return "properties" in schema
 
 
 def child_schema(
@@ -231,7 +238,7 @@ def list_type(schema: dict[str, Any] | None) -> str | None:
         return None
     assert schema is not None
     value = schema.get("x-kubernetes-list-type")
-    if value in ("atomic", "set", "map"):
+    if isinstance(value, str) and value in ("atomic", "set", "map"):
         return value
     return "atomic"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.files import BINDING_KINDS, POLICY_KINDS, name_of
 from policyeditor.engine.suites.model import LAYOUT_KAPTEST, LAYOUT_KAT, UNSET, CaseResult, TestCase
@@ -120,7 +121,7 @@ def _relevant_documents(case: TestCase) -> list[dict[str, Any]]:
         return case.documents
     bindings = []
     for doc in case.documents:
-        spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+        spec = object_at(doc, "spec")
         if doc.get("kind") not in BINDING_KINDS or spec.get("policyName") != case.policy:
             continue
         if case.binding is not None and name_of(doc) == case.binding:

@@ -95,7 +95,8 @@ class _Walker:
                 self.go_type(additional) if isinstance(additional, dict) else "interface {}"
             )
         if "integer" in types:
-            return schema.get("format") if schema.get("format") in ("int32", "int64") else "int64"
+            fmt = schema.get("format")
+            return fmt if isinstance(fmt, str) and fmt in ("int32", "int64") else "int64"
         if "number" in types:
             return "float64"
         if "boolean" in types:

@@ -14,6 +14,7 @@ from policyeditor.engine.admission.mutating.patch.jsonpatch import (
     apply_patch,
 )
 from policyeditor.engine.admission.mutating.patch.typedobject import DecodeError, strict_decode
+from policyeditor.engine.jsontypes import list_at, object_at
 
 INTERNAL_PREFIX = "Internal error occurred: "
 _PATCH_FIELDS = ("op", "path", "from", "value")
@@ -63,11 +64,11 @@ def crd_schema(resources: list[dict[str, Any]], obj: Any) -> dict[str, Any] | No
     for crd in resources:
         if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":
             continue
-        spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
-        names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+        spec = object_at(crd, "spec")
+        names = object_at(spec, "names")
         if spec.get("group") != group or names.get("kind") != kind:
             continue
-        versions = spec.get("versions") if isinstance(spec.get("versions"), list) else []
+        versions = list_at(spec, "versions")
         for entry in versions:
             if not isinstance(entry, dict) or entry.get("name") != version:
                 continue

@@ -208,12 +208,12 @@ def validate(
                 step.status = "ok"
                 audits.append((key, "publish", truncate(text, MAX_AUDIT_VALUE_BYTES)))
         else:
-            message = (
+            unsupported = (
                 f"valueExpression '{expression}' resulted in unsupported return type: "
                 f"{_cel_type(value)}. Return type must be either string or null."
             )
-            step.status, step.error = "error", message
-            audits.append((key, "error", message))
+            step.status, step.error = "error", unsupported
+            audits.append((key, "error", unsupported))
     record_variables(outcome, variables, [first, second, third])
     return decisions, audits
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.suites.files import (
     display,
     load_documents,
@@ -259,7 +260,7 @@ def _fill_test(
     case.expect = _expectation(mapped, test, where, obj, resources)
 
 
-def _describe(policy: str, test: dict[str, Any], expect: str) -> str:
+def _describe(policy: str, test: dict[str, Any], expect: object) -> str:
     """A readable case name like kaptest's summary line: `policy - (UPDATE) Kind:old -> new - DENY`."""
     obj, old = test.get("object"), test.get("oldObject")
     parts = [policy]
@@ -318,7 +319,7 @@ def _matches(ref: dict[str, Any], kind: str, resource: dict[str, Any]) -> bool:
 
 
 def _params(ref: Any, where: str, policy: dict[str, Any], resources: list[dict[str, Any]]) -> Any:
-    spec = policy.get("spec") if isinstance(policy.get("spec"), dict) else {}
+    spec = object_at(policy, "spec")
     param_kind = spec.get("paramKind")
     if not isinstance(param_kind, dict):
         return UNSET  # no paramKind: params is null

@@ -213,7 +213,14 @@ def atomic_paths(value: Any, schema: dict[str, Any] | None, path: str, version: 
     return found
 
 
-def _list_key(item: Any, schema: dict[str, Any], element: dict[str, Any] | None, path: str) -> Any:
+# A PathElement of sigs.k8s.io/structured-merge-diff fieldpath: ("value", the JSON of a set
+# item) or ("key", the (field, JSON value) pairs of a list-map item's keys).
+PathElement = tuple[str, str] | tuple[str, tuple[tuple[str, str], ...]]
+
+
+def _list_key(
+    item: Any, schema: dict[str, Any], element: dict[str, Any] | None, path: str
+) -> PathElement:
     """The PathElement identity of a list item: its key fields (map) or its value (set)."""
     if schemas.list_type(schema) == "set":
         return ("value", _key_text(item))
@@ -222,7 +229,7 @@ def _list_key(item: Any, schema: dict[str, Any], element: dict[str, Any] | None,
         raise ApplyError(
             f"{path}: associative list with keys may only contain maps, got {_json_type(item)}"
         )
-    parts = []
+    parts: list[tuple[str, str]] = []
     for key in keys:
         if key in item:
             parts.append((key, _key_text(item[key])))
@@ -243,10 +250,10 @@ def _index(
     element: dict[str, Any] | None,
     path: str,
     allow_duplicates: bool,
-):
+) -> tuple[list[PathElement], dict[PathElement, Any]]:
     """indexListPathElements: the ordered identities and identity -> item (None when duplicated)."""
-    identities = []
-    observed: dict[Any, Any] = {}
+    identities: list[PathElement] = []
+    observed: dict[PathElement, Any] = {}
     for index, item in enumerate(items):
         identity = _list_key(item, schema, element, f"{path}{_element_path(schema, item, index)}")
         identities.append(identity)
@@ -374,7 +381,7 @@ def apply_configuration(
                 "maps or structs: " + ", ".join(atomic)
             )
     try:
-        merged = merge_values(live, patch, schema, k8s_version)
+        merged: dict[str, Any] = merge_values(live, patch, schema, k8s_version)
     except ApplyError as exc:
         raise ApplyError(f"error applying patch: failed to merge patch: {exc}") from None
     if builtin and schema is not None:

@@ -71,7 +71,7 @@ def _go_type(schema: dict[str, Any], raw: dict[str, Any] | None) -> str:
     if named:
         return named
     fmt = schema.get("format")
-    if fmt in ("int32", "int64", "double", "float"):
+    if isinstance(fmt, str) and fmt in ("int32", "int64", "double", "float"):
         return {"double": "float64", "float": "float32"}.get(fmt, fmt)
     types = schemas.schema_types(schema)
     if "array" in types:
