@@ -232,7 +232,8 @@ def _output_type(checked: Any) -> str:
         if kind == "call_expr":
             call = expr.call_expr
             if call.function == OBJECT_FN and call.args and call.args[0].const_expr.string_value:
-                return call.args[0].const_expr.string_value
+                type_name: str = call.args[0].const_expr.string_value
+                return type_name
             if call.function == JSONPATCH_FN:
                 return "JSONPatch"
             if call.function == "_?_:_" and len(call.args) == 3:

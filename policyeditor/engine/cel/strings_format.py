@@ -44,13 +44,13 @@ def _engine_format() -> Any:
 def _engine_value(value: Any) -> Any:
     # Python durations/timestamps are not accepted as activation data; their protobuf forms are.
     if isinstance(value, datetime.timedelta):
-        message = duration_pb2.Duration()
-        message.FromTimedelta(value)
-        return message
+        duration = duration_pb2.Duration()
+        duration.FromTimedelta(value)
+        return duration
     if isinstance(value, datetime.datetime):
-        message = timestamp_pb2.Timestamp()
-        message.FromDatetime(value if value.tzinfo else value.replace(tzinfo=datetime.UTC))
-        return message
+        timestamp = timestamp_pb2.Timestamp()
+        timestamp.FromDatetime(value if value.tzinfo else value.replace(tzinfo=datetime.UTC))
+        return timestamp
     if isinstance(value, list):
         return [_engine_value(v) for v in value]
     if isinstance(value, dict):
@@ -80,4 +80,5 @@ def format_string(fmt: str, args: list[Any]) -> str:
     value = _engine_format().eval(data={"f": "".join(pieces), "a": _engine_value(args)})
     if value.type() == cel.Type.ERROR:
         raise ValueError(translate_runtime_message(str(value.value())))
-    return value.plain_value()
+    text: str = value.plain_value()  # the format expression is a string
+    return text

@@ -17,7 +17,7 @@ from typing import Any
 
 from policyeditor.engine.cel.library import formats
 from policyeditor.engine.cel.library.decls import Spec
-from policyeditor.engine.cel.library.types import FORMAT, FormatMessage
+from policyeditor.engine.cel.library.types import FORMAT, FormatFields, FormatMessage
 
 OPTIONAL_SUFFIX = '[?""]'
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -27,8 +27,8 @@ def _named(name: str) -> dict[str, Any]:
     return {"": FormatMessage(name=name)} if name in formats.FORMATS else {}
 
 
-def _validate(fmt: object, value: str) -> dict[str, Any]:
-    errors = formats.validate(fmt.name, value)  # type: ignore[attr-defined]
+def _validate(fmt: FormatFields, value: str) -> dict[str, Any]:
+    errors = formats.validate(fmt.name, value)
     return {"": errors} if errors else {}
 
 

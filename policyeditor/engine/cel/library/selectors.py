@@ -89,7 +89,9 @@ def _find_unescaped(text: str, token: str) -> int:
 
 
 def _split_top_level(selector: str) -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
     for char in selector:
         if char == "(":
             depth += 1
