@@ -225,6 +225,7 @@ class Program:
                 return False, _translate(str(value.value()))
             except Exception:  # noqa: BLE001
                 return True, None
+        plain: Any  # any CEL value in its plain Python form
         if raw is True or raw is False:
             plain = raw
         elif raw is _UNCONVERTIBLE:

@@ -5,6 +5,7 @@ of the target kind (admission itself stays schemaless; these never block anythin
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,12 +27,17 @@ _CONST_TYPES = {
 _NUMERIC = {"int", "uint", "double"}
 
 
+_Schema = dict[str, Any] | None
+
+
 @dataclass
 class _Schemas:
+    """The schema lookups of schemas.openapi, bound to one Kubernetes version."""
+
     version: str
-    resolve: Any
-    child: Any
-    items: Any
+    resolve: Callable[[_Schema], _Schema]
+    child: Callable[[_Schema, str], _Schema]
+    items: Callable[[_Schema], _Schema]
 
 
 def _load_schemas(version: str) -> _Schemas:
@@ -75,9 +81,10 @@ def _cel_type(schema: dict[str, Any] | None) -> str:
 
 
 def _is_closed_struct(schema: dict[str, Any] | None) -> bool:
+    if not schema:
+        return False
     return (
-        bool(schema)
-        and isinstance(schema.get("properties"), dict)
+        isinstance(schema.get("properties"), dict)
         and "additionalProperties" not in schema
         and not schema.get("x-kubernetes-preserve-unknown-fields")
     )
@@ -189,7 +196,7 @@ class _Walker:
         return None
 
 
-def _children(expr: Any):
+def _children(expr: Any) -> Iterator[Any]:
     from policyeditor.engine.cel.syntax.walk import children
 
     return children(expr)

@@ -18,6 +18,8 @@ class VariableSource(Protocol):
 
     holders: dict[str, list[Any]]
     engine_cache: EngineCache
+    # The activation the variables are evaluated in, set on the first evaluation that uses them.
+    activation: Activation | None
 
 
 @dataclass

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from policyeditor.engine.cel.runtime.functions import JSONPATCH_FN, OBJECT_FN
 from policyeditor.engine.cel.syntax.lexer import matching_close, relation_operand_end
@@ -93,7 +94,9 @@ def _is_construction_name(name: str) -> bool:
     return name in ("Object", "JSONPatch") or name.startswith("Object.")
 
 
-def construction_rewrites(rewrite: Rewrite, parsed_expr, positions) -> list[str]:
+def construction_rewrites(
+    rewrite: Rewrite, parsed_expr: Any, positions: dict[int, int]
+) -> list[str]:
     """Rewrite every Object.../JSONPatch construction of a parsed AST; return problems found."""
     from policyeditor.engine.cel.syntax.walk import walk
 
