@@ -19,6 +19,7 @@ a binding is evaluated as if bound (the contract), where the API server would ig
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from policyeditor.engine.admission.common import EvalContext
@@ -139,7 +140,7 @@ def evaluate(
     *,
     version: str = DEFAULT_VERSION,
     params: Any = MISSING,
-    resources: list[dict[str, Any]] = (),  # type: ignore[assignment]
+    resources: Sequence[dict[str, Any]] = (),
     namespace_object: dict[str, Any] | None = None,
     authorizer: Any = None,
     policy: str | None = None,
