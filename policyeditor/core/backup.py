@@ -230,7 +230,7 @@ def _tables(models: list[type[Model]]) -> list[str]:
         tables.append(model._meta.db_table)
         for field in model._meta.local_many_to_many:
             through = field.remote_field.through
-            if through._meta.auto_created:
+            if through is not None and through._meta.auto_created:
                 tables.append(through._meta.db_table)
     return tables
 

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from policyeditor.engine.errors import InputError
+from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.manifests.jsontext import unstorable
 
 MAX_DUMP_BYTES = 64 * 1024 * 1024
@@ -169,7 +170,7 @@ def evaluate_object(
 
 
 def _identity(obj: dict) -> dict:
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    metadata = object_at(obj, "metadata")
     return {
         "kind": obj.get("kind", ""),
         "namespace": metadata.get("namespace", "") or "",
