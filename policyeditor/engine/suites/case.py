@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from policyeditor.engine.admission.result import EvaluationResult
 from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.files import BINDING_KINDS, POLICY_KINDS, name_of
@@ -88,7 +89,7 @@ def _evaluate_case(case: TestCase) -> CaseResult:
     return CaseResult(case=case, passed=not failures, failures=failures, outcome=_summary(outcome))
 
 
-def _summary(outcome: Any) -> dict[str, Any]:
+def _summary(outcome: EvaluationResult) -> dict[str, Any]:
     """The response fields of EvaluationResult.to_dict(), the part of an outcome reports print."""
     # The object, patch, diff and per-policy steps are left out: no report format shows them,
     # converting them cost more than the evaluation's bookkeeping, and a run keeps every result.

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from policyeditor.engine.suites.case import run_case
 from policyeditor.engine.suites.files import display, load_documents
@@ -45,11 +45,17 @@ from policyeditor.engine.suites.model import CaseResult, SuiteError, TestCase
 _SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
 
 
+class SuiteLoader(Protocol):
+    """load_policytest, load_kaptest or load_kat: the cases of the suite at `path`."""
+
+    def __call__(self, path: Path, *, default_version: str | None = None) -> list[TestCase]: ...
+
+
 @dataclass(frozen=True)
 class SuiteUnit:
     """One suite to load: its loader, its path, and the one kat case asked for (else None)."""
 
-    loader: Any
+    loader: SuiteLoader
     path: Path
     only: str | None = None
 
