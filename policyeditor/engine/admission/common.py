@@ -143,7 +143,9 @@ def run_match_conditions(
 
 
 def record_variables(
-    outcome: PolicyOutcome, variables: cel_bindings.VariableSet, evaluators: list
+    outcome: PolicyOutcome,
+    variables: cel_bindings.VariableSet,
+    evaluators: list[cel_bindings.Evaluator],
 ) -> None:
     """Show each variable once: its value from the first pass that computed it; ends the passes."""
     seen: dict[str, tuple[bool, Any]] = {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 # Outcome precedence when several policies (or params) answer one request: an error is the most
 # important thing to show, then a denial, then the softer actions.
@@ -39,6 +39,27 @@ def _json(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return str(value)
+
+
+class Denial(TypedDict):
+    """A denial an outcome contributes to the response; the first one answers the request."""
+
+    message: str
+    reason: str  # the Status reason (Invalid, Forbidden, NotFound, InternalError...)
+    error: bool  # the expression failed to evaluate (else it evaluated to a denial)
+    fatal: NotRequired[bool]  # a status error returned as is (namespace NotFound, internal)
+    code: NotRequired[int]  # the HTTP code of a fatal denial, when not 404
+    mutating: NotRequired[bool]  # a MutatingAdmissionPolicy's (answered with 403)
+
+
+class AuditFailure(TypedDict):
+    """One entry of the validation.policy.admission.k8s.io/validation_failure audit annotation."""
+
+    message: str
+    policy: str
+    binding: str
+    expressionIndex: int
+    validationActions: list[str]
 
 
 @dataclass
@@ -112,8 +133,8 @@ class PolicyOutcome:
     invocation: int = 1
     # What this outcome contributes to the response: denials ({"message", "reason"}), the
     # validation_failure audit entries and the published audit annotations (key -> value).
-    denials: list[dict[str, Any]] = field(default_factory=list)
-    audit_failures: list[dict[str, Any]] = field(default_factory=list)
+    denials: list[Denial] = field(default_factory=list)
+    audit_failures: list[AuditFailure] = field(default_factory=list)
     annotations: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
