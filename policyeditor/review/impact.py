@@ -27,6 +27,7 @@ RESULTS = ("allow", "deny", "warn", "audit", "skip", "error")
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+# A base picked at import time (libyaml's loader when PyYAML has it): mypy takes only class names.
 class _Loader(_SafeLoader):  # type: ignore[misc, valid-type]
     """The safe loader, but timestamps stay strings, as Kubernetes reads them (and JSON holds them)."""
 

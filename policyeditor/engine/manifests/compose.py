@@ -275,6 +275,7 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml.reader import Reader
     from yaml.scanner import Scanner
 
+    # The same class built on PyYAML's pure-Python parser: mypy sees two definitions of one name.
     class LimitedLoader(Reader, Scanner, _PyParser, _LimitedComposer, LoadResolver):  # type: ignore[no-redef]
         """Pure-Python events, limited composer, timestamp-free resolver."""
 
