@@ -40,9 +40,9 @@ class Authorizer(Protocol):
 class _Session:
     """One request's authorizer, principal and decision cache (Go's caching authorizer)."""
 
-    authorizer: Any
-    user: dict[str, Any]
-    cache: dict[str, Any]
+    authorizer: Authorizer
+    user: dict[str, Any]  # the principal's AttributesRecord fields (user, uid, groups, extra)
+    cache: dict[str, Any]  # the attributes' repr -> the kubernetes.authorization.Decision message
 
 
 _SESSIONS: OrderedDict[int, _Session] = OrderedDict()
