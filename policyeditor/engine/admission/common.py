@@ -71,7 +71,7 @@ def aggregate(errors: list[str]) -> str:
 
 
 def compile_match_conditions(
-    conditions: list, version: str, *, has_params: bool, mutating: bool
+    conditions: list[Any], version: str, *, has_params: bool, mutating: bool
 ) -> tuple[tuple[str, str, cel_bindings.Compiled], ...]:
     """(name, expression, compiled) of each matchCondition (a malformed entry counts as {})."""
     compiled = []
@@ -87,7 +87,7 @@ def compile_match_conditions(
 
 
 def run_match_conditions(
-    conditions: list[dict],
+    conditions: list[dict[str, Any]],
     bindings: cel_bindings.Bindings,
     version: str,
     *,

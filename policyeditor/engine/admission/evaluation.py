@@ -55,10 +55,10 @@ _REASON_CODES = {
 
 def _namespace_for_cel(
     request: AdmissionRequest,
-    namespace_object: dict | None,
-    resources: list[dict],
+    namespace_object: dict[str, Any] | None,
+    resources: list[dict[str, Any]],
     any_selector_matches: bool = False,
-) -> tuple[dict | None, NamespaceSource, str]:
+) -> tuple[dict[str, Any] | None, NamespaceSource, str]:
     """(namespaceObject for CEL, where selectors read namespace labels, not-found error)."""
     namespaces = [
         o

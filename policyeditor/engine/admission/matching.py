@@ -64,8 +64,8 @@ class MatchResult:
 class NamespaceSource:
     """Where namespace labels come from: an explicit namespace object and/or the cluster objects."""
 
-    namespace_object: dict | None = None
-    resources: list[dict] = field(default_factory=list)
+    namespace_object: dict[str, Any] | None = None
+    resources: list[dict[str, Any]] = field(default_factory=list)
     # kat's convention for a test that gives no namespace: every namespaceSelector matches, as there
     # is no cluster to look the namespace up in (zemanlx/kat internal/evaluator/match.go,
     # matchesNamespaceSelector). The API server has no such case.

@@ -59,7 +59,7 @@ def _default_match_resources(criteria: Any) -> Any:
     return criteria
 
 
-def defaulted(doc: dict) -> dict:
+def defaulted(doc: dict[str, Any]) -> dict[str, Any]:
     """The API server's defaulting of the four kinds (admissionregistration defaults.go), on a copy."""
     # Only the defaulted paths are copied (the rest is shared, never written to).
     doc = dict(doc)

@@ -37,8 +37,8 @@ class VariableResolver:
         self._plain: dict[str, tuple[bool, Any]] = {}  # `values`, converted once per name
         # One list per variable, bound in this resolver's engine activations and filled with
         # the value when it is resolved, before any read of it (runtime.lowering._hold_variables).
-        self._holder_of: dict[str, list] = {}  # variable name -> its holder
-        self.holders: dict[str, list] = {}  # activation name -> holder
+        self._holder_of: dict[str, list[Any]] = {}  # variable name -> its holder
+        self.holders: dict[str, list[Any]] = {}  # activation name -> holder
         for name in compiled:
             holder = holder_name(name)
             if holder is not None:

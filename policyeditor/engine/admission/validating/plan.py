@@ -29,7 +29,7 @@ class ValidationPlan:
     # (name, expression, compiled) per matchCondition, in order.
     match_conditions: tuple[tuple[str, str, cel_bindings.Compiled], ...]
     variables: cel_bindings.VariableSet
-    validations: tuple[dict, ...]  # each validation, {} for a malformed entry
+    validations: tuple[dict[str, Any], ...]  # each validation, {} for a malformed entry
     texts: tuple[tuple[str, str], ...]  # (expression, messageExpression) per validation
     programs: tuple[tuple[cel_bindings.Compiled, cel_bindings.Compiled | None], ...]
     # (key, valueExpression, compiled) per audit annotation, in order.

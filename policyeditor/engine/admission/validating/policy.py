@@ -89,7 +89,7 @@ def _pick_message(validation: dict[str, Any], message_value: Any, message_ok: bo
 
 
 def validate(
-    policy: dict,
+    policy: dict[str, Any],
     bindings: cel_bindings.Bindings,
     version: str,
     outcome: PolicyOutcome,

@@ -70,7 +70,7 @@ def _go_plain(value: Any) -> str:
     return str(value)
 
 
-def smd_scalar(schema: dict, types: set[str]) -> str:
+def smd_scalar(schema: dict[str, Any], types: set[str]) -> str:
     """The SMD scalar of a leaf schema: "numeric", "string", "boolean" or "untyped"."""
     # kubernetes/kube-openapi pkg/schemaconv/smd.go, convertPrimitive: integers and numbers are
     # numeric, strings are strings only with format "" or "byte" (date-time, int-or-string and
@@ -89,7 +89,7 @@ def smd_scalar(schema: dict, types: set[str]) -> str:
     return "untyped"
 
 
-def _type_error(path: str, schema: dict, value: Any) -> str | None:
+def _type_error(path: str, schema: dict[str, Any], value: Any) -> str | None:
     """The typed-conversion complaint for a value of the wrong JSON type, or None."""
     # sigs.k8s.io/structured-merge-diff typed/validate.go validateScalar and typed/helpers.go
     # deduceAtom; a schema without a type accepts any value (schemaconv: untyped scalar, list
