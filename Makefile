@@ -43,6 +43,8 @@ test: $(STAMP) browser
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	# The django-stubs plugin imports the settings, which need DEBUG=1 or a SECRET_KEY.
+	DEBUG=1 $(BIN)/mypy
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .

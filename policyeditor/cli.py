@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from policyeditor import __version__
 from policyeditor.cli_output import cel_result_to_dict, dump, format_evaluation
@@ -26,7 +26,7 @@ OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 class _Parser(argparse.ArgumentParser):
     """argparse that exits 2 with one line on stderr (its default) but never prints a traceback."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 

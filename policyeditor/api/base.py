@@ -6,6 +6,7 @@ import logging
 import re
 from typing import Any
 
+from django.contrib.auth.decorators import login_not_required
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import IsAuthenticated
@@ -34,8 +35,7 @@ class ApiView(APIView):
     def as_view(cls, **initkwargs):
         view = super().as_view(**initkwargs)
         # API clients authenticate per request (token); the site-wide login redirect is for pages.
-        view.login_required = False
-        return view
+        return login_not_required(view)
 
     def get_exception_handler(self):
         return exception_handler

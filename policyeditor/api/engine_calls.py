@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from policyeditor.engine.errors import FieldError, InputError
+from policyeditor.engine.jsontypes import object_at
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ def _problem(detail: str, *, status: int = 400, errors: list[dict] | None = None
 def _located(documents: list[dict], index: int, error: FieldError) -> dict[str, Any]:
     """A FieldError with the document it belongs to (index, kind, name)."""
     doc = documents[index] if 0 <= index < len(documents) else {}
-    metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    metadata = object_at(doc, "metadata")
     name = metadata.get("name") or metadata.get("generateName") or ""
     kind = doc.get("kind")
     return {

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiExample
 
-POLICY = {
+POLICY: dict[str, Any] = {
     "apiVersion": "admissionregistration.k8s.io/v1",
     "kind": "ValidatingAdmissionPolicy",
     "metadata": {"name": "replica-limit.example.com"},

@@ -49,7 +49,9 @@ def _content_length(parser_context: dict | None) -> int | None:
 class _YAMLParser(BaseParser):
     """Parses the body with manifests.load_documents (depth, alias, duplicate-key, NaN limits)."""
 
-    def parse(self, stream, media_type=None, parser_context=None) -> ManifestBody:
+    # djangorestframework-stubs say a parser returns a mapping; DRF takes any data (JSONParser
+    # itself returns lists), and request.data is what this returns.
+    def parse(self, stream, media_type=None, parser_context=None) -> ManifestBody:  # type: ignore[override]
         data = read_limited(stream, _content_length(parser_context))
         return ManifestBody(load_documents(data, source=SOURCE))
 

@@ -195,8 +195,10 @@ def _from_exception(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]
             auth_header = getattr(exc, "auth_header", None)
             if auth_header:
                 headers["WWW-Authenticate"] = auth_header
-        if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-            headers["Retry-After"] = str(int(exc.wait) + (exc.wait % 1 > 0))
+        # Throttled.__init__ sets `wait`; djangorestframework-stubs do not declare it.
+        wait: float | None = exc.wait if isinstance(exc, exceptions.Throttled) else None  # type: ignore[attr-defined]
+        if wait is not None:
+            headers["Retry-After"] = str(int(wait) + (wait % 1 > 0))
         detail = exc.detail
         text = (
             str(detail) if not isinstance(detail, dict | list) else _summary(flatten_errors(detail))

@@ -23,7 +23,7 @@ class ProblemSerializer(serializers.Serializer):
     status = serializers.IntegerField()
     detail = serializers.CharField(help_text="The exact reason.")
     instance = serializers.CharField(required=False)
-    errors = ProblemFieldErrorSerializer(many=True)
+    errors = ProblemFieldErrorSerializer(many=True)  # type: ignore[assignment]  # a declared field: DRF's metaclass moves it out of the attributes the stubs type
 
 
 def problem(description: str) -> OpenApiResponse:

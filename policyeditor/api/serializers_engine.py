@@ -97,7 +97,7 @@ class ValidateResponseSerializer(serializers.Serializer):
 
     valid = serializers.BooleanField()
     kubernetesVersion = serializers.CharField()
-    errors = FieldErrorSerializer(many=True)
+    errors = FieldErrorSerializer(many=True)  # type: ignore[assignment]  # a declared field: DRF's metaclass moves it out of the attributes the stubs type
     warnings = FieldErrorSerializer(many=True)
 
 
@@ -165,7 +165,7 @@ class EvaluateResponseSerializer(serializers.Serializer):
     object = ObjectField(allow_null=True, help_text="MAP: the object after all mutations.")
     patch = serializers.ListField(child=ObjectField())
     diff = serializers.CharField()
-    errors = serializers.ListField(child=serializers.CharField())
+    errors = serializers.ListField(child=serializers.CharField())  # type: ignore[assignment]  # a declared field: DRF's metaclass moves it out of the attributes the stubs type
     defaulting = serializers.BooleanField(help_text="Whether the objects were defaulted.")
     defaulted = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
@@ -186,7 +186,7 @@ class CelRequestSerializer(StrictSerializer):
     """POST /api/v1/cel: one expression with the variables it may read."""
 
     expression = serializers.CharField(trim_whitespace=False, max_length=100_000)
-    context = serializers.ChoiceField(choices=CONTEXTS, required=False, default="validation")
+    context = serializers.ChoiceField(choices=CONTEXTS, required=False, default="validation")  # type: ignore[assignment]  # a declared field: DRF's metaclass moves it out of the attributes the stubs type
     kubernetesVersion = VersionField(required=False)
     object = AnyJSONField(required=False, allow_null=True)
     oldObject = AnyJSONField(required=False, allow_null=True)
@@ -216,7 +216,7 @@ class CelResponseSerializer(serializers.Serializer):
 
     value = AnyJSONField(allow_null=True)
     error = CelIssueSerializer(allow_null=True, help_text="The first error, if any.")
-    errors = CelIssueSerializer(many=True, help_text="Every compile error (or the runtime one).")
+    errors = CelIssueSerializer(many=True, help_text="Every compile error (or the runtime one).")  # type: ignore[assignment]  # a declared field: DRF's metaclass moves it out of the attributes the stubs type
     cost = serializers.IntegerField(allow_null=True)
     estimatedCost = serializers.IntegerField(allow_null=True)
     warnings = serializers.ListField(child=serializers.CharField())

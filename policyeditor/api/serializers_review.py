@@ -55,7 +55,7 @@ class CommentCreateSerializer(StrictSerializer):
     body = serializers.CharField(max_length=10_000)
     fieldPath = serializers.CharField(required=False, allow_blank=True, max_length=300)
     document = serializers.CharField(required=False, allow_blank=True, max_length=300)
-    parent = serializers.IntegerField(
+    parent = serializers.IntegerField(  # type: ignore[assignment]  # a declared field: DRF's metaclass moves it out of the attributes the stubs type
         required=False, min_value=1, help_text="Reply to this thread."
     )
 

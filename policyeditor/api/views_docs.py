@@ -29,7 +29,7 @@ def openapi_schema() -> dict[str, Any]:
     return SchemaGenerator().get_schema(request=None, public=True)
 
 
-def _examples(content: dict[str, Any]) -> list[dict[str, str]]:
+def _examples(content: dict[str, Any] | None) -> list[dict[str, str]]:
     """Named examples of a request or response body, pretty-printed."""
     result = []
     for media_type, body in (content or {}).items():

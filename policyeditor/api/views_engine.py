@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -61,7 +63,7 @@ class ValidateView(ApiView):
     )
     def post(self, request: Request) -> Response:
         if looks_like_documents(request.data):
-            data = {"documents": list(request.data)}
+            data: dict[str, Any] = {"documents": list(request.data)}
             if "kubernetesVersion" in request.query_params:
                 data["kubernetesVersion"] = request.query_params["kubernetesVersion"]
         else:

@@ -184,7 +184,10 @@ def verify(data: dict[str, Any]) -> None:
         for field in [*model._meta.concrete_fields, *model._meta.many_to_many]:
             if not field.is_relation or field.name not in item["fields"]:
                 continue
-            target = label(field.related_model)
+            related = field.related_model
+            if related is None:  # a generic relation: no one model it points to
+                continue
+            target = label(related)
             if target not in models:
                 continue
             value = item["fields"][field.name]
@@ -213,7 +216,9 @@ def _row_keys(objects: list[dict], models: dict[str, type[Model]]) -> dict[str, 
                 for f in model._meta.concrete_fields
                 if f.name in item["fields"] and not f.is_relation
             }
-            present[item["model"]].add(tuple(model(**local).natural_key()))
+            # natural_key is a convention some models follow, not a Model method.
+            row: Any = model(**local)
+            present[item["model"]].add(tuple(row.natural_key()))
     return present
 
 
@@ -230,7 +235,7 @@ def _tables(models: list[type[Model]]) -> list[str]:
         tables.append(model._meta.db_table)
         for field in model._meta.local_many_to_many:
             through = field.remote_field.through
-            if through._meta.auto_created:
+            if through is not None and through._meta.auto_created:
                 tables.append(through._meta.db_table)
     return tables
 

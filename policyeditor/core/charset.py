@@ -21,7 +21,7 @@ def declared_charset(request: HttpRequest) -> str | None:
     """The charset a form request declares when it is neither UTF-8 nor ASCII, else None."""
     if request.content_type not in FORM_TYPES:
         return None
-    charset = request.content_params.get("charset")
+    charset = (request.content_params or {}).get("charset")
     if not charset:
         return None
     try:

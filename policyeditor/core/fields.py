@@ -17,7 +17,7 @@ class OrderedJSONField(models.JSONField):
     never filter inside these documents, so jsonb's operators are not needed.
     """
 
-    def db_type(self, connection) -> str:
+    def db_type(self, connection) -> str | None:
         """`json` on PostgreSQL; the usual JSON column elsewhere."""
         if connection.vendor == "postgresql":
             return "json"
@@ -33,4 +33,5 @@ class OrderedJSONField(models.JSONField):
         """psycopg parses `json` columns itself (keeping key order); text is parsed here."""
         if value is None or not isinstance(value, str | bytes | bytearray):
             return value
-        return super().from_db_value(value, expression, connection)
+        # django-stubs types `value` as str | None; Django hands it to json.loads, which reads bytes.
+        return super().from_db_value(value, expression, connection)  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ LOGIN_FAILURE_LIMIT failures (default 5) for LOGIN_COOLOFF_MINUTES (default 15).
 
 from __future__ import annotations
 
+import datetime
 import os
 
 from django.conf import settings
@@ -35,7 +36,7 @@ def client_ip(request: HttpRequest) -> str:
 def cooloff_minutes() -> int:
     """How long a lockout lasts, in whole minutes (at least 1)."""
     cooloff = getattr(settings, "AXES_COOLOFF_TIME", None)
-    seconds = cooloff.total_seconds() if hasattr(cooloff, "total_seconds") else 0
+    seconds = cooloff.total_seconds() if isinstance(cooloff, datetime.timedelta) else 0
     return max(1, round(seconds / 60))
 
 

@@ -6,10 +6,9 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
 from django.http import Http404
 
-from policyeditor.editor.models import Draft
+from policyeditor.editor.models import Draft, DraftQuerySet
 
 
 def _review_permissions():
@@ -21,7 +20,7 @@ def _review_permissions():
     return permissions
 
 
-def visible_drafts(user) -> QuerySet[Draft]:
+def visible_drafts(user) -> DraftQuerySet:
     """Every draft `user` may see."""
     permissions = _review_permissions()
     if permissions is not None:

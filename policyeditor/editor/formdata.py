@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 import secrets
@@ -106,9 +107,10 @@ class BoundField:
     key_path: str  # field keys from the document root joined by '/', for add-row URLs
     value: str = ""
     selected: tuple[str, ...] = ()
-    pairs: list[tuple[str, str]] = field(default_factory=list)
-    rows: list[BoundRow] = field(default_factory=list)
-    children: list[BoundField] = field(default_factory=list)
+    # dataclasses.field by its full name: the `field` attribute above shadows it for type checkers.
+    pairs: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    rows: list[BoundRow] = dataclasses.field(default_factory=list)
+    children: list[BoundField] = dataclasses.field(default_factory=list)
     raw: str = ""  # set when the value has a shape the control cannot show (edit as YAML)
 
     @property

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django import forms
 
@@ -70,8 +71,10 @@ class ImportForm(forms.Form):
         choices=VERSION_CHOICES, initial=DEFAULT_VERSION, label="Target version"
     )
 
-    def clean(self) -> dict:
+    def clean(self) -> dict[str, Any]:
         data = super().clean()
+        if data is None:  # what Form.clean never returns; Django then keeps cleaned_data
+            data = self.cleaned_data
         if self.has_error("yaml") or self.has_error("upload"):
             return data  # the field's own error (e.g. a NUL character) says what is wrong
         upload = data.get("upload")

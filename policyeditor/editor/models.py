@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -34,7 +36,7 @@ POLICY_KINDS = {
 }
 
 
-class DraftQuerySet(models.QuerySet):
+class DraftQuerySet(models.QuerySet["Draft"]):
     """Queries on drafts used by the list view, the API and access checks."""
 
     def visible_to(self, user) -> DraftQuerySet:
@@ -73,6 +75,10 @@ class Draft(models.Model):
     updated = models.DateTimeField(auto_now=True)
 
     objects = DraftQuerySet.as_manager()
+
+    # Not a column: who deletes the draft, set by review.workflow.delete_draft just before
+    # delete() for the pre_delete signal that records it (declared only, for type checkers).
+    _deleted_by: Any
 
     class Meta:
         ordering = ["-updated", "-pk"]

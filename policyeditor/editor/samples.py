@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from policyeditor.engine import schemas
+from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.versions import DEFAULT_VERSION, family
 
 _POD_SPEC = {"containers": [{"name": "app", "image": "registry.k8s.io/nginx:1.27"}]}
@@ -30,7 +31,7 @@ def _first_rule(documents: list[dict]) -> dict | None:
     for doc in documents:
         if family(str(doc.get("kind", ""))) and not str(doc.get("kind", "")).endswith("Binding"):
             # Typed as pasted (spec may be a string): the sample must not fail on bad input.
-            spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+            spec = object_at(doc, "spec")
             constraints = spec.get("matchConstraints")
             rules = constraints.get("resourceRules") if isinstance(constraints, dict) else None
             if isinstance(rules, list) and rules and isinstance(rules[0], dict):
@@ -71,9 +72,9 @@ def _selectors(documents: list[dict]) -> list[dict]:
     """Every namespaceSelector of the policies and bindings."""
     found = []
     for doc in documents:
-        spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+        spec = object_at(doc, "spec")
         for key in ("matchConstraints", "matchResources"):
-            block = spec.get(key) if isinstance(spec.get(key), dict) else {}
+            block = object_at(spec, key)
             selector = block.get("namespaceSelector")
             if isinstance(selector, dict):
                 found.append(selector)

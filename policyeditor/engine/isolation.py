@@ -94,7 +94,7 @@ class _Worker:
     """One worker process and the parent's end of its pipe."""
 
     def __init__(
-        self, context: multiprocessing.context.BaseContext, preload: tuple[str, ...]
+        self, context: multiprocessing.context.SpawnContext, preload: tuple[str, ...]
     ) -> None:
         self.conn, child = context.Pipe(duplex=True)
         self.process = context.Process(
@@ -202,7 +202,8 @@ class Pending:
     """A call sent to a worker; the caller works meanwhile, then collects it with `result()`."""
 
     def __init__(self, pool: WorkerPool, worker: _Worker, deadline: float, limit: float) -> None:
-        self._pool, self._worker, self._deadline, self._limit = pool, worker, deadline, limit
+        self._pool, self._deadline, self._limit = pool, deadline, limit
+        self._worker: _Worker | None = worker
 
     def result(self) -> Any:
         """The call's result; IsolationError past the deadline (counted from the send) or on a crash."""

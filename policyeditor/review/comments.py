@@ -43,17 +43,14 @@ def resolve_field(documents: list[Any], document: str, path: str) -> tuple[bool,
         return False, None
     value: Any = candidates[0]
     for step in parse_field_path(path):
-        if (
-            isinstance(step, int)
-            and isinstance(value, list)
-            and step < len(value)
-            or isinstance(step, str)
-            and isinstance(value, dict)
-            and step in value
-        ):
+        # Two tests, not one: a type checker narrows `step` and `value` together only per branch.
+        if isinstance(step, int) and isinstance(value, list) and step < len(value):
             value = value[step]
-        else:
-            return False, None
+            continue
+        if isinstance(step, str) and isinstance(value, dict) and step in value:
+            value = value[step]
+            continue
+        return False, None
     return True, value
 
 

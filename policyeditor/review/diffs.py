@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policyeditor.engine.errors import InputError
+from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.manifests.loading import dump_documents
 
 CONTEXT = 3  # unchanged lines shown around a change, as `diff -u` does
@@ -94,11 +95,14 @@ def document_key(doc: Any, index: int) -> tuple[str, str, str, str]:
     """What identifies a document across revisions; unnamed ones fall back to their position."""
     if not isinstance(doc, dict):
         return ("", "", "", f"#{index}")
-    metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    name = metadata.get("name") if isinstance(metadata.get("name"), str) else ""
-    namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else ""
-    kind = doc.get("kind") if isinstance(doc.get("kind"), str) else ""
-    return (_group(doc.get("apiVersion")), kind, namespace, name or f"#{index}")
+    metadata = object_at(doc, "metadata")
+    name, namespace, kind = metadata.get("name"), metadata.get("namespace"), doc.get("kind")
+    return (
+        _group(doc.get("apiVersion")),
+        kind if isinstance(kind, str) else "",
+        namespace if isinstance(namespace, str) else "",
+        (name if isinstance(name, str) else "") or f"#{index}",
+    )
 
 
 def _unique_keys(docs: list[Any]) -> list[tuple[str, str, str, str]]:

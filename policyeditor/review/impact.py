@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from policyeditor.engine.errors import InputError
+from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.manifests.jsontext import unstorable
 
 MAX_DUMP_BYTES = 64 * 1024 * 1024
@@ -26,6 +27,7 @@ RESULTS = ("allow", "deny", "warn", "audit", "skip", "error")
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+# A base picked at import time (libyaml's loader when PyYAML has it): mypy takes only class names.
 class _Loader(_SafeLoader):  # type: ignore[misc, valid-type]
     """The safe loader, but timestamps stay strings, as Kubernetes reads them (and JSON holds them)."""
 
@@ -183,7 +185,7 @@ def evaluate_object(
 
 
 def _identity(obj: dict) -> dict:
-    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    metadata = object_at(obj, "metadata")
     return {
         "kind": obj.get("kind", ""),
         "namespace": metadata.get("namespace", "") or "",

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.rules_inline import StateInline
 
 MENTION = re.compile(r"@([A-Za-z0-9_.+-]*[A-Za-z0-9_+-])")
@@ -58,7 +59,11 @@ def _parser(known: set[str]) -> MarkdownIt:
     md.disable(["image", "html_inline", "html_block"])
     md.inline.ruler.before("emphasis", "mention", _mention_rule(known))
     md.add_render_rule("mention", _render_mention)
-    default_link_open = md.renderer.rules.get("link_open")
+    # The commonmark preset renders HTML: RendererHTML holds the rules.
+    renderer = md.renderer
+    default_link_open = (
+        renderer.rules.get("link_open") if isinstance(renderer, RendererHTML) else None
+    )
 
     def link_open(self, tokens, idx, options, env) -> str:
         # Links from comments must not pass referrers or get a handle on this window.

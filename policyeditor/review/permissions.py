@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import F, Q, QuerySet
 
-from policyeditor.editor.models import Draft
+from policyeditor.editor.models import Draft, DraftQuerySet
 from policyeditor.review.models import ROLE_RANK, DraftWorkflow, Membership, Role, Team
 
 
@@ -82,7 +82,7 @@ def can_manage(user, team: Team) -> bool:
     return _authenticated(user) and (bool(user.is_staff) or has_role(user, team, Role.ADMIN))
 
 
-def visible_drafts(user) -> QuerySet[Draft]:
+def visible_drafts(user) -> DraftQuerySet:
     """Every draft `user` may view: personal drafts they own and drafts of their teams."""
     if not _authenticated(user):
         return Draft.objects.none()

@@ -157,8 +157,10 @@ def withdraw_review(user, draft: Draft) -> Draft:
     return draft
 
 
-def _decide(user, draft: Draft, revision_number, decision: str, body: str) -> Review:
-    """Checks shared by approve and request_changes; returns the stored review."""
+def _decide(
+    user, draft: Draft, revision_number, decision: str, body: str
+) -> tuple[Review, DraftWorkflow]:
+    """Checks shared by approve and request_changes; the stored review and the draft's workflow."""
     workflow = _workflow(draft)
     if not can_review(user, draft):
         raise NotAllowed("Only reviewers of this team can review.")
@@ -181,16 +183,14 @@ def _decide(user, draft: Draft, revision_number, decision: str, body: str) -> Re
     review = Review.objects.create(
         draft=draft, revision=revision, reviewer=user, decision=decision, body=body
     )
-    review.workflow = workflow
-    return review
+    return review, workflow
 
 
 @transaction.atomic
 def approve(user, draft: Draft, *, revision_number, body: str = "") -> Review:
     """Approve the revision under review; with enough approvals the draft is approved."""
     draft = _locked(draft)
-    review = _decide(user, draft, revision_number, Decision.APPROVE, body)
-    workflow = review.workflow
+    review, workflow = _decide(user, draft, revision_number, Decision.APPROVE, body)
     count = approvals(draft, review.revision).count()
     needed = max(1, workflow.team.required_approvals)
     complete = count >= needed
@@ -214,13 +214,13 @@ def approve(user, draft: Draft, *, revision_number, body: str = "") -> Review:
 def request_changes(user, draft: Draft, *, revision_number, body: str) -> Review:
     """Send the draft back to its authors with what should change."""
     draft = _locked(draft)
-    review = _decide(user, draft, revision_number, Decision.REQUEST_CHANGES, body or "")
+    review, workflow = _decide(user, draft, revision_number, Decision.REQUEST_CHANGES, body or "")
     _set_status(draft, Status.CHANGES_REQUESTED)
     audit.record(
         Action.CHANGES_REQUESTED,
         actor=user,
         draft=draft,
-        team=review.workflow.team,
+        team=workflow.team,
         revision_number=review.revision.number,
         notify=[draft.owner, review.revision.author],
     )

@@ -17,7 +17,11 @@ def cel_complete(request: HttpRequest) -> JsonResponse:
     except ValueError:
         return JsonResponse({"error": "unsupported Kubernetes version"}, status=400)
     parts = request.GET.get("gvk", "apps/v1/Deployment").split("/")
-    gvk = ("", parts[0], parts[1]) if len(parts) == 2 else tuple(parts) if len(parts) == 3 else None
+    gvk: tuple[str, str, str] | None = None
+    if len(parts) == 2:
+        gvk = ("", parts[0], parts[1])
+    elif len(parts) == 3:
+        gvk = (parts[0], parts[1], parts[2])
     if gvk is None:
         return JsonResponse({"error": "gvk must be group/version/kind or version/kind"}, status=400)
     names = tuple(v for v in request.GET.get("vars", "").split(",") if v)

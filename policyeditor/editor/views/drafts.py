@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from policyeditor.core.requests import HtmxRequest
 from policyeditor.editor.access import visible_drafts
 from policyeditor.editor.forms import SORTS, DraftFilterForm, ImportForm, NewDraftForm
 from policyeditor.editor.services import DraftInputError, create_draft
@@ -16,7 +17,7 @@ from policyeditor.editor.starters import blank_documents, get_starter, starters
 PAGE_SIZE = 20
 
 
-def draft_list(request: HttpRequest) -> HttpResponse:
+def draft_list(request: HtmxRequest) -> HttpResponse:
     """The drafts the user may see, searchable, filterable, sortable, paginated."""
     form = DraftFilterForm(request.GET or None)
     # Filtered directly (the workflow join is one-to-one, so no duplicates) and without the
@@ -31,7 +32,8 @@ def draft_list(request: HttpRequest) -> HttpResponse:
         drafts = drafts.filter(status=filters["status"])
     if filters.get("owner"):
         drafts = drafts.filter(owner__username__icontains=filters["owner"])
-    sort = filters.get("sort") if filters.get("sort") in SORTS else "-updated"
+    chosen = filters.get("sort")
+    sort = chosen if isinstance(chosen, str) and chosen in SORTS else "-updated"
     # Ties go by id in the sort's direction, so one index (walked either way) serves the whole
     # ORDER BY and the page query stops after a page of rows (the Draft.Meta indexes).
     drafts = drafts.order_by(sort, "-pk" if sort.startswith("-") else "pk")

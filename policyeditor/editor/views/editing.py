@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
@@ -11,6 +12,7 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from policyeditor.core.engine_gate import EngineLimit, deadline_for, start_engine
+from policyeditor.core.requests import HtmxRequest
 from policyeditor.editor import autosaves, live
 from policyeditor.editor.access import can_edit, get_draft_for
 from policyeditor.editor.case_runs import validate_form as validate_form_call
@@ -214,7 +216,7 @@ def draft_add_document(request: HttpRequest, pk: int) -> HttpResponse:
     api = policy.get("apiVersion")
     api = api if isinstance(api, str) and api else draft.api_version
     if what == "binding":
-        doc = {
+        doc: dict[str, Any] = {
             "apiVersion": api,
             "kind": f"{draft.policy_kind}Binding",
             "metadata": {"name": f"{policy_name}-binding-{new_id('')}"},
@@ -239,12 +241,12 @@ def draft_add_document(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def draft_save(request: HttpRequest, pk: int) -> HttpResponse:
+def draft_save(request: HtmxRequest, pk: int) -> HttpResponse:
     """Save the form as a new revision, or explain the conflict (nothing is overwritten)."""
     draft = get_draft_for(request.user, pk)
     parsed = parse_post(request.POST)
     version = posted_version(request, draft)
-    context = {"draft": draft, "conflict": None, "problem": "", "saved": False}
+    context: dict[str, Any] = {"draft": draft, "conflict": None, "problem": "", "saved": False}
     if not can_edit(request.user, draft):
         context["problem"] = "Not saved: your role on this draft lets you view it, not save it."
         return render(

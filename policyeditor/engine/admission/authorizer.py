@@ -47,7 +47,7 @@ class MockEntry:
     reason: str = ""
     error: str = ""
 
-    def matches(self, attributes: dict) -> bool:
+    def matches(self, attributes: dict[str, Any]) -> bool:
         """True when every given field equals the check's attribute."""
         fields = dict(self.match)
         is_resource = bool(attributes.get("resourceRequest", "path" not in attributes))
@@ -98,9 +98,9 @@ class MockAuthorizer:
 
     def __init__(self, entries: list[MockEntry]) -> None:
         self.entries = entries
-        self.checks: list[dict] = []  # every check asked, to show in failure reports
+        self.checks: list[dict[str, Any]] = []  # every check asked, to show in failure reports
 
-    def authorize(self, attributes: dict) -> Any:
+    def authorize(self, attributes: dict[str, Any]) -> Any:
         """The first matching entry's decision, as the cel authz library expects it."""
         self.checks.append(dict(attributes))
         for entry in self.entries:

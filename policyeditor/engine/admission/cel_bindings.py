@@ -17,6 +17,7 @@ from policyeditor.engine.cel import BUDGET_MESSAGE as BUDGET_MESSAGE
 from policyeditor.engine.cel import MATCH_CONDITIONS_BUDGET as MATCH_CONDITIONS_BUDGET
 from policyeditor.engine.cel import PER_CALL_LIMIT as PER_CALL_LIMIT
 from policyeditor.engine.cel import RUNTIME_BUDGET as RUNTIME_BUDGET
+from policyeditor.engine.cel.runtime.activation import EngineCache
 
 
 @dataclass
@@ -45,7 +46,15 @@ def compile_one(
     mutating: bool = False,
 ) -> Compiled:
     """Compile an expression in its context with StoredExpressions; never raises."""
-    key = (expression, context, version, has_params, variables, variable_types, mutating)
+    key: _CompiledKey | None = (
+        expression,
+        context,
+        version,
+        has_params,
+        variables,
+        variable_types,
+        mutating,
+    )
     try:
         cached = _COMPILED.get(key)
     except TypeError:  # unhashable arguments: compile uncached
@@ -64,7 +73,9 @@ def compile_one(
 
 # Compiled per argument tuple: evaluators look every expression up on every request, and the
 # results (like the CEL layer's) never change for the same arguments.
-_COMPILED: dict[tuple, Compiled] = {}
+# (expression, context, version, has_params, variables, variable_types, mutating)
+_CompiledKey = tuple[str, str, str, bool, tuple[str, ...], tuple[str, ...], bool]
+_COMPILED: dict[_CompiledKey | None, Compiled] = {}
 _COMPILED_SIZE = 4096
 
 
@@ -144,7 +155,8 @@ def compile_validations(
     return result
 
 
-_VALIDATION_SETS: dict[tuple, tuple] = {}
+_ValidationsKey = tuple[tuple[tuple[str, str], ...], str, bool, tuple[str, ...], tuple[str, ...]]
+_VALIDATION_SETS: dict[_ValidationsKey, tuple[tuple[Compiled, Compiled | None], ...]] = {}
 
 
 @dataclass
@@ -158,7 +170,7 @@ class VariableSet:
 
 
 def compile_variables(
-    variables: list[dict], version: str, *, has_params: bool, mutating: bool
+    variables: list[dict[str, Any]], version: str, *, has_params: bool, mutating: bool
 ) -> VariableSet:
     """Compile spec.variables in order, typing each later expression's `variables`."""
     pairs = tuple(
@@ -166,7 +178,7 @@ def compile_variables(
         for item in variables
         if isinstance(item, dict)
     )
-    key = (pairs, version, has_params, mutating)
+    key: _VariablesKey | None = (pairs, version, has_params, mutating)
     try:
         cached = _VARIABLE_SETS.get(key)
     except TypeError:  # an unhashable version: compile uncached
@@ -181,7 +193,9 @@ def compile_variables(
     return result
 
 
-_VARIABLE_SETS: dict[tuple, VariableSet] = {}
+# (the (name, expression) pairs, version, has_params, mutating)
+_VariablesKey = tuple[tuple[tuple[str, str], ...], str, bool, bool]
+_VARIABLE_SETS: dict[_VariablesKey | None, VariableSet] = {}
 
 
 def _compile_variables(
@@ -224,13 +238,13 @@ class Bindings:
 
     object: Any = None
     old_object: Any = None
-    request: dict | None = None
+    request: dict[str, Any] | None = None
     params: Any = None
     namespace_object: Any = None
     authorizer: Any = None
     # The engine's activations of these values, shared by every pass over them (match
     # conditions, validations, messages, annotations), so the engine converts each value once.
-    engine_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    engine_cache: EngineCache = field(default_factory=dict, repr=False, compare=False)
 
 
 def bindings_for(

@@ -19,9 +19,11 @@ class EvalContext:
 
     request: AdmissionRequest
     version: str = DEFAULT_VERSION
-    resources: list[dict] = field(default_factory=list)
+    resources: list[dict[str, Any]] = field(default_factory=list)
     namespaces: NamespaceSource = field(default_factory=NamespaceSource)
-    namespace_object: dict | None = None  # what CEL's namespaceObject is (None when cluster-scoped)
+    namespace_object: dict[str, Any] | None = (
+        None  # what CEL's namespaceObject is (None when cluster-scoped)
+    )
     authorizer: Any = None
     params: Any = MISSING
     check_match: bool = True
@@ -29,10 +31,15 @@ class EvalContext:
     # request with NotFound as soon as a (policy, binding) matches, whatever the failurePolicy.
     namespace_error: str = ""
     # Per-policy plans (validating.plan.plan_for), shared by the requests of one document set.
-    plans: dict = field(default_factory=dict)
+    plans: PlanCache = field(default_factory=dict)
     # Whether objects are defaulted as the API server decodes them (before admission and after
     # every mutation).
     defaulting: bool = True
+
+
+# validating.plan.plan_for's plans: (id of a policy document, version) -> (that document, its
+# ValidationPlan). `object`, because validating.plan imports this module; plan_for narrows it.
+PlanCache = dict[tuple[int, str], tuple[dict[str, Any], object]]
 
 
 def namespace_not_found(outcome: PolicyOutcome, message: str) -> None:
@@ -43,19 +50,19 @@ def namespace_not_found(outcome: PolicyOutcome, message: str) -> None:
     outcome.denials.append({"message": message, "reason": "NotFound", "fatal": True, "error": True})
 
 
-def as_list(value: Any) -> list:
+def as_list(value: Any) -> list[Any]:
     """A list field's items; anything that is not a list (malformed input) counts as empty."""
     return value if isinstance(value, list) else []
 
 
-def name_of(doc: dict | None) -> str:
+def name_of(doc: dict[str, Any] | None) -> str:
     """metadata.name of a document ("" when absent)."""
     if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
         return ""
     return str(doc["metadata"].get("name") or "")
 
 
-def spec_of(doc: dict | None) -> dict:
+def spec_of(doc: dict[str, Any] | None) -> dict[str, Any]:
     """The spec mapping of a document ({} when absent or malformed)."""
     spec = doc.get("spec") if isinstance(doc, dict) else None
     return spec if isinstance(spec, dict) else {}
@@ -67,7 +74,7 @@ def aggregate(errors: list[str]) -> str:
 
 
 def compile_match_conditions(
-    conditions: list, version: str, *, has_params: bool, mutating: bool
+    conditions: list[Any], version: str, *, has_params: bool, mutating: bool
 ) -> tuple[tuple[str, str, cel_bindings.Compiled], ...]:
     """(name, expression, compiled) of each matchCondition (a malformed entry counts as {})."""
     compiled = []
@@ -83,7 +90,7 @@ def compile_match_conditions(
 
 
 def run_match_conditions(
-    conditions: list[dict],
+    conditions: list[dict[str, Any]],
     bindings: cel_bindings.Bindings,
     version: str,
     *,
@@ -139,7 +146,9 @@ def run_match_conditions(
 
 
 def record_variables(
-    outcome: PolicyOutcome, variables: cel_bindings.VariableSet, evaluators: list
+    outcome: PolicyOutcome,
+    variables: cel_bindings.VariableSet,
+    evaluators: list[cel_bindings.Evaluator],
 ) -> None:
     """Show each variable once: its value from the first pass that computed it; ends the passes."""
     seen: dict[str, tuple[bool, Any]] = {}

@@ -19,18 +19,21 @@ a binding is evaluated as if bound (the contract), where the API server would ig
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from policyeditor.engine.admission.common import EvalContext
 from policyeditor.engine.admission.matching import NamespaceSource
+from policyeditor.engine.admission.mutating.mutation import text_diff
 from policyeditor.engine.admission.mutating.patch import jsonpatch
-from policyeditor.engine.admission.mutating.policy import evaluate_mutations, text_diff
+from policyeditor.engine.admission.mutating.policy import evaluate_mutations
 from policyeditor.engine.admission.params import MISSING
 from policyeditor.engine.admission.prepare import prepare
 from policyeditor.engine.admission.request import AdmissionRequest
 from policyeditor.engine.admission.result import EvaluationResult, PolicyOutcome, Step, worst
 from policyeditor.engine.admission.validating import policy as validating
 from policyeditor.engine.defaulting import default_object
+from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.versions import DEFAULT_VERSION, normalize_version
 
 __all__ = [
@@ -53,10 +56,10 @@ _REASON_CODES = {
 
 def _namespace_for_cel(
     request: AdmissionRequest,
-    namespace_object: dict | None,
-    resources: list[dict],
+    namespace_object: dict[str, Any] | None,
+    resources: list[dict[str, Any]],
     any_selector_matches: bool = False,
-) -> tuple[dict | None, NamespaceSource, str]:
+) -> tuple[dict[str, Any] | None, NamespaceSource, str]:
     """(namespaceObject for CEL, where selectors read namespace labels, not-found error)."""
     namespaces = [
         o
@@ -112,11 +115,7 @@ def forbidden_message(request: AdmissionRequest, text: str) -> str:
     qualified = f"{resource}.{group}" if group and resource else resource
     name = request.name
     if not name and isinstance(request.object, dict):
-        meta = (
-            request.object.get("metadata")
-            if isinstance(request.object.get("metadata"), dict)
-            else {}
-        )
+        meta = object_at(request.object, "metadata")
         name = str(meta.get("name") or meta.get("generateName") or "")
     name = name or "Unknown"
     if not qualified:
@@ -137,13 +136,13 @@ def _error_result(message: str, request: AdmissionRequest | None = None) -> Eval
 
 
 def evaluate(
-    documents: list[dict],
+    documents: list[dict[str, Any]],
     request: AdmissionRequest,
     *,
     version: str = DEFAULT_VERSION,
     params: Any = MISSING,
-    resources: list[dict] = (),  # type: ignore[assignment]
-    namespace_object: dict | None = None,
+    resources: Sequence[dict[str, Any]] = (),
+    namespace_object: dict[str, Any] | None = None,
     authorizer: Any = None,
     policy: str | None = None,
     binding: str | None = None,
@@ -189,12 +188,12 @@ def evaluate(
 
 
 def _evaluate(
-    documents: list[dict],
+    documents: list[dict[str, Any]],
     request: AdmissionRequest,
     version: str,
     params: Any,
-    resources: list[dict],
-    namespace_object: dict | None,
+    resources: list[dict[str, Any]],
+    namespace_object: dict[str, Any] | None,
     authorizer: Any,
     policy: str | None,
     binding: str | None,
@@ -279,7 +278,7 @@ def _defaulted_namespace(obj: Any, version: str) -> Any:
     return obj
 
 
-def _with_object(request: AdmissionRequest, obj: dict | None) -> AdmissionRequest:
+def _with_object(request: AdmissionRequest, obj: dict[str, Any] | None) -> AdmissionRequest:
     twin = copy.copy(request)
     twin.object = obj
     return twin

@@ -43,8 +43,8 @@ class MatchResult:
     matched: bool
     reason: str = ""
     error: str = ""
-    kind: dict | None = None
-    resource: dict | None = None
+    kind: dict[str, Any] | None = None
+    resource: dict[str, Any] | None = None
     equivalent: bool = False
     details: list[str] = field(default_factory=list)
 
@@ -64,14 +64,14 @@ class MatchResult:
 class NamespaceSource:
     """Where namespace labels come from: an explicit namespace object and/or the cluster objects."""
 
-    namespace_object: dict | None = None
-    resources: list[dict] = field(default_factory=list)
+    namespace_object: dict[str, Any] | None = None
+    resources: list[dict[str, Any]] = field(default_factory=list)
     # kat's convention for a test that gives no namespace: every namespaceSelector matches, as there
     # is no cluster to look the namespace up in (zemanlx/kat internal/evaluator/match.go,
     # matchesNamespaceSelector). The API server has no such case.
     any_selector_matches: bool = False
 
-    def find(self, name: str) -> dict | None:
+    def find(self, name: str) -> dict[str, Any] | None:
         """The Namespace object called `name`, or None."""
         # An explicitly given namespace object is the request's namespace whatever its name (the
         # caller said so); otherwise the cluster objects are searched by name.
@@ -88,12 +88,12 @@ class NamespaceSource:
         return None
 
 
-def _name_of(obj: dict) -> str:
+def _name_of(obj: dict[str, Any]) -> str:
     meta = obj.get("metadata")
     return str(meta.get("name") or "") if isinstance(meta, dict) else ""
 
 
-def _items(mapping: dict, key: str) -> list:
+def _items(mapping: dict[str, Any], key: str) -> list[Any]:
     """mapping[key] when it is a list (malformed fields count as empty)."""
     value = mapping.get(key)
     return value if isinstance(value, list) else []
@@ -114,7 +114,7 @@ def exempt_reason(request: AdmissionRequest) -> str:
     return ""
 
 
-def _is_namespace_resource(resource: dict) -> bool:
+def _is_namespace_resource(resource: dict[str, Any]) -> bool:
     return (
         resource.get("group", "") == ""
         and resource.get("version") == "v1"
@@ -127,7 +127,9 @@ def _split_resource(text: str) -> tuple[str, str]:
     return res, sub
 
 
-def rule_mismatch(rule: dict, request: AdmissionRequest, resource: dict | None = None) -> str:
+def rule_mismatch(
+    rule: dict[str, Any], request: AdmissionRequest, resource: dict[str, Any] | None = None
+) -> str:
     """Why one RuleWithOperations does not match the request ("" when it matches)."""
     # `resource` replaces the request's GVR (used for the equivalent-resource pass).
     gvr = resource or request.resource
@@ -161,7 +163,7 @@ def rule_mismatch(rule: dict, request: AdmissionRequest, resource: dict | None =
     return f"resource {shown} not in {_fmt_list(_items(rule, 'resources'))}"
 
 
-def _named_rule_mismatch(rule: dict, request: AdmissionRequest) -> str:
+def _named_rule_mismatch(rule: dict[str, Any], request: AdmissionRequest) -> str:
     why = rule_mismatch(rule, request)
     if why:
         return why
@@ -172,7 +174,9 @@ def _named_rule_mismatch(rule: dict, request: AdmissionRequest) -> str:
     return ""
 
 
-def _kind_for(resource: dict, request: AdmissionRequest, k8s_version: str) -> dict:
+def _kind_for(
+    resource: dict[str, Any], request: AdmissionRequest, k8s_version: str
+) -> dict[str, Any]:
     """The kind an equivalent resource serves (KindFor): the same kind name at its group/version."""
     group, version = resource.get("group", ""), resource.get("version", "")
     info = schemas.kind_for_resource(group, version, resource.get("resource", ""), k8s_version)
@@ -187,7 +191,7 @@ def _kind_for(resource: dict, request: AdmissionRequest, k8s_version: str) -> di
 
 
 def match_rules(
-    rules: list[dict],
+    rules: list[dict[str, Any]],
     match_policy: str | None,
     request: AdmissionRequest,
     k8s_version: str = DEFAULT_VERSION,
@@ -276,7 +280,7 @@ def _object_match(selector: Any, request: AdmissionRequest) -> tuple[bool, str, 
 
 
 def match_resources(
-    criteria: dict,
+    criteria: dict[str, Any],
     request: AdmissionRequest,
     namespaces: NamespaceSource | None = None,
     *,
@@ -327,7 +331,7 @@ def match_resources(
 
 
 def match_policy(
-    policy: dict,
+    policy: dict[str, Any],
     request: AdmissionRequest,
     namespaces: NamespaceSource | None = None,
     *,
@@ -352,7 +356,7 @@ def match_policy(
 
 
 def match_binding(
-    binding: dict | None,
+    binding: dict[str, Any] | None,
     request: AdmissionRequest,
     namespaces: NamespaceSource | None = None,
     *,

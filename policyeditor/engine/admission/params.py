@@ -14,6 +14,7 @@ from typing import Any
 from policyeditor.engine import schemas
 from policyeditor.engine.admission import selectors
 from policyeditor.engine.admission.request import AdmissionRequest, split_api_version
+from policyeditor.engine.jsontypes import list_at, object_at
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 
@@ -34,7 +35,7 @@ class ParamSelection:
     note: str = ""  # why nothing is evaluated (parameterNotFoundAction: Allow)
 
 
-def _meta(obj: dict) -> dict:
+def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     meta = obj.get("metadata")
     return meta if isinstance(meta, dict) else {}
 
@@ -55,7 +56,7 @@ def _gvk_text(api_version: str, kind: str) -> str:
 
 
 def _param_scope(
-    api_version: str, kind: str, resources: list[dict], version: str
+    api_version: str, kind: str, resources: list[dict[str, Any]], version: str
 ) -> tuple[bool, bool | None]:
     """(known, namespaced): built-in kinds from the schemas, CRDs from definitions or objects."""
     group, ver = split_api_version(api_version)
@@ -68,9 +69,9 @@ def _param_scope(
         if not isinstance(obj, dict):
             continue
         if obj.get("kind") == "CustomResourceDefinition":
-            spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-            names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
-            raw_versions = spec.get("versions") if isinstance(spec.get("versions"), list) else []
+            spec = object_at(obj, "spec")
+            names = object_at(spec, "names")
+            raw_versions = list_at(spec, "versions")
             versions = [v.get("name") for v in raw_versions if isinstance(v, dict)]
             if spec.get("group") == group and names.get("kind") == kind and ver in versions:
                 return True, spec.get("scope", "Namespaced") == "Namespaced"
@@ -83,7 +84,9 @@ def _param_scope(
     return known, namespaced
 
 
-def _candidates(api_version: str, kind: str, resources: list[dict]) -> list[dict]:
+def _candidates(
+    api_version: str, kind: str, resources: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     found = []
     for obj in resources:
         if not isinstance(obj, dict):
@@ -95,7 +98,7 @@ def _candidates(api_version: str, kind: str, resources: list[dict]) -> list[dict
     )
 
 
-def _with_type_meta(obj: dict, api_version: str, kind: str) -> dict:
+def _with_type_meta(obj: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
     # Native param objects come from a typed informer without TypeMeta; the plugin fills it in.
     out = copy.deepcopy(obj)
     out.setdefault("apiVersion", api_version)
@@ -104,26 +107,22 @@ def _with_type_meta(obj: dict, api_version: str, kind: str) -> dict:
 
 
 def collect_params(
-    policy: dict,
-    binding: dict | None,
+    policy: dict[str, Any],
+    binding: dict[str, Any] | None,
     request: AdmissionRequest,
-    resources: list[dict],
+    resources: list[dict[str, Any]],
     *,
     inline: Any = MISSING,
     k8s_version: str = DEFAULT_VERSION,
 ) -> ParamSelection:
     """CollectParams: which params this binding evaluates the policy with."""
-    spec = policy.get("spec") if isinstance(policy.get("spec"), dict) else {}
+    spec = object_at(policy, "spec")
     param_kind = spec.get("paramKind")
     if not isinstance(param_kind, dict):
         return ParamSelection(params=[None])
     if inline is not MISSING:
         return ParamSelection(params=[copy.deepcopy(inline)])
-    bspec = (
-        binding.get("spec")
-        if isinstance(binding, dict) and isinstance(binding.get("spec"), dict)
-        else {}
-    )
+    bspec = object_at(binding, "spec")
     param_ref = bspec.get("paramRef")
     if not isinstance(param_ref, dict):
         return ParamSelection(params=[None])
@@ -148,7 +147,7 @@ def collect_params(
             )
         lookup_namespace = ref_namespace
 
-    def in_scope(obj: dict) -> bool:
+    def in_scope(obj: dict[str, Any]) -> bool:
         if lookup_namespace is None:
             return True
         return str(_meta(obj).get("namespace") or "") == lookup_namespace

@@ -14,7 +14,7 @@ import marshal
 from dataclasses import dataclass, field
 from typing import Any
 
-from policyeditor.engine.admission.common import name_of, spec_of
+from policyeditor.engine.admission.common import PlanCache, name_of, spec_of
 from policyeditor.engine.versions import served_api_versions
 
 POLICY_OF = {
@@ -26,19 +26,19 @@ _ADMISSION_GROUP = "admissionregistration.k8s.io/"
 _CACHE_ENTRIES = 64
 _MAX_KEY_BYTES = 256 * 1024
 
-Pairs = list[tuple[dict, list[dict | None]]]
+Pairs = list[tuple[dict[str, Any], list[dict[str, Any] | None]]]
 
 
 @dataclass(frozen=True)
 class Prepared:
     """What an evaluation takes from its documents; shared between evaluations, never mutated."""
 
-    others: tuple[dict, ...]  # objects that are neither policies nor bindings
+    others: tuple[dict[str, Any], ...]  # objects that are neither policies nor bindings
     map_pairs: Pairs
     vap_pairs: Pairs
     notes: tuple[str, ...]
     # The policies' plans (validating.plan.plan_for), filled in as requests need them.
-    plans: dict = field(default_factory=dict, compare=False)
+    plans: PlanCache = field(default_factory=dict, compare=False)
 
 
 def _default_match_resources(criteria: Any) -> Any:
@@ -59,7 +59,7 @@ def _default_match_resources(criteria: Any) -> Any:
     return criteria
 
 
-def defaulted(doc: dict) -> dict:
+def defaulted(doc: dict[str, Any]) -> dict[str, Any]:
     """The API server's defaulting of the four kinds (admissionregistration defaults.go), on a copy."""
     # Only the defaulted paths are copied (the rest is shared, never written to).
     doc = dict(doc)
@@ -85,12 +85,12 @@ def defaulted(doc: dict) -> dict:
 
 
 def classify(
-    documents: list[dict], version: str
-) -> tuple[dict[str, list[dict]], list[dict], list[dict]]:
+    documents: list[dict[str, Any]], version: str
+) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]], list[dict[str, Any]]]:
     """Policies and bindings by kind (defaulted), other objects, and unserved policy documents."""
-    kinds: dict[str, list[dict]] = {k: [] for k in (*POLICY_OF, *POLICY_OF.values())}
-    others: list[dict] = []
-    unserved: list[dict] = []
+    kinds: dict[str, list[dict[str, Any]]] = {k: [] for k in (*POLICY_OF, *POLICY_OF.values())}
+    others: list[dict[str, Any]] = []
+    unserved: list[dict[str, Any]] = []
     for doc in documents:
         if not isinstance(doc, dict):
             continue
@@ -107,7 +107,7 @@ def classify(
 
 
 def unserved_notes(
-    unserved: list[dict], version: str, policy: str | None, binding: str | None
+    unserved: list[dict[str, Any]], version: str, policy: str | None, binding: str | None
 ) -> list[str]:
     """Notes for the unserved documents the policy/binding filters would have selected."""
     notes = []
@@ -127,7 +127,10 @@ def unserved_notes(
 
 
 def pairs(
-    policies: list[dict], bindings: list[dict], policy: str | None, binding: str | None
+    policies: list[dict[str, Any]],
+    bindings: list[dict[str, Any]],
+    policy: str | None,
+    binding: str | None,
 ) -> tuple[Pairs, list[str]]:
     """(policy, its bindings) to evaluate, honouring the policy/binding filters; notes on misses."""
     notes: list[str] = []
@@ -182,10 +185,12 @@ def _prepare(
     return Prepared(tuple(others), map_pairs, vap_pairs, tuple(notes))
 
 
-_CACHE: dict[tuple, Prepared] = {}
+# (the documents as marshal bytes, version, policy filter, binding filter)
+_Key = tuple[bytes, str, str | None, str | None]
+_CACHE: dict[_Key, Prepared] = {}
 
 
-def _key(documents: list[Any], version: str, policy: Any, binding: Any) -> tuple | None:
+def _key(documents: list[Any], version: str, policy: Any, binding: Any) -> _Key | None:
     """The cache key of these arguments, None when they cannot be keyed exactly."""
     if type(version) is not str or type(policy) not in (str, type(None)):
         return None
@@ -214,6 +219,6 @@ def prepare(
         # Prepared from a private copy (decoded from the key) that the caller cannot reach.
         cached = _prepare(marshal.loads(key[0]), version, policy, binding)
         if len(_CACHE) >= _CACHE_ENTRIES:
-            _CACHE.pop(next(iter(_CACHE), None), None)  # the oldest entry
+            del _CACHE[next(iter(_CACHE))]  # the oldest entry (the cache is full, so not empty)
         _CACHE[key] = cached
     return cached

@@ -44,20 +44,19 @@ def split_api_version(api_version: str) -> tuple[str, str]:
     return "", api_version
 
 
-def _gvk_of(obj: dict | None) -> dict[str, str]:
+def _gvk_of(obj: dict[str, Any] | None) -> dict[str, str]:
     if not isinstance(obj, dict):
         return {"group": "", "version": "", "kind": ""}
     group, version = split_api_version(str(obj.get("apiVersion") or ""))
     return {"group": group, "version": version, "kind": str(obj.get("kind") or "")}
 
 
-def _metadata(obj: Any) -> dict:
-    if isinstance(obj, dict) and isinstance(obj.get("metadata"), dict):
-        return obj["metadata"]
-    return {}
+def _metadata(obj: Any) -> dict[str, Any]:
+    metadata = obj.get("metadata") if isinstance(obj, dict) else None
+    return metadata if isinstance(metadata, dict) else {}
 
 
-def _user_info(raw: dict | None) -> dict:
+def _user_info(raw: dict[str, Any] | None) -> dict[str, Any]:
     info = dict(raw or {})
     info.setdefault("username", "")
     info.setdefault("uid", "")
@@ -71,29 +70,29 @@ class AdmissionRequest:
     """What kube-apiserver hands the admission plugins: the `request` variable plus the objects."""
 
     operation: str
-    object: dict | None
-    old_object: dict | None
-    kind: dict
-    resource: dict
+    object: dict[str, Any] | None
+    old_object: dict[str, Any] | None
+    kind: dict[str, Any]
+    resource: dict[str, Any]
     sub_resource: str
-    request_kind: dict
-    request_resource: dict
+    request_kind: dict[str, Any]
+    request_resource: dict[str, Any]
     request_sub_resource: str
     name: str
     namespace: str
-    user_info: dict = field(default_factory=lambda: _user_info(None))
+    user_info: dict[str, Any] = field(default_factory=lambda: _user_info(None))
     dry_run: bool = False
-    options: dict | None = None
+    options: dict[str, Any] | None = None
 
     @classmethod
     def build(
         cls,
         *,
-        object: dict | None = None,  # noqa: A002 - the Kubernetes field name
-        old_object: dict | None = None,
+        object: dict[str, Any] | None = None,  # noqa: A002 - the Kubernetes field name
+        old_object: dict[str, Any] | None = None,
         operation: str | None = None,
-        user_info: dict | None = None,
-        overrides: dict | None = None,
+        user_info: dict[str, Any] | None = None,
+        overrides: dict[str, Any] | None = None,
         version: str = DEFAULT_VERSION,
     ) -> AdmissionRequest:
         """Infer kind, resource (plural), namespace, name and operation from the objects."""
@@ -218,7 +217,7 @@ class AdmissionRequest:
         """True when the request carries a namespace."""
         return bool(self.namespace)
 
-    def with_match(self, kind: dict, resource: dict) -> AdmissionRequest:
+    def with_match(self, kind: dict[str, Any], resource: dict[str, Any]) -> AdmissionRequest:
         """A copy seen through an equivalent matched kind/resource (matchPolicy Equivalent)."""
         # The API server converts object and oldObject to the matched version; only the apiVersion
         # is rewritten here (field-level conversions between versions are not modelled).
@@ -233,7 +232,7 @@ class AdmissionRequest:
                 setattr(twin, attr, {**obj, "apiVersion": api_version})
         return twin
 
-    def to_cel(self) -> dict:
+    def to_cel(self) -> dict[str, Any]:
         """The `request` CEL variable (no uid, object or oldObject, as the API server builds it)."""
         return {
             "kind": dict(self.kind),
@@ -250,7 +249,7 @@ class AdmissionRequest:
             "options": _copied(self.options),
         }
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON form (AdmissionReview request style, camelCase, objects included)."""
         data = self.to_cel()
         data["object"] = self.object
@@ -274,7 +273,7 @@ def _copied(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def _check_gvk(value: Any, label: str, keys: tuple[str, str, str]) -> dict | None:
+def _check_gvk(value: Any, label: str, keys: tuple[str, str, str]) -> dict[str, Any] | None:
     if value is None:
         return None
     if not isinstance(value, dict):

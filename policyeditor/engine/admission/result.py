@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 # Outcome precedence when several policies (or params) answer one request: an error is the most
 # important thing to show, then a denial, then the softer actions.
@@ -39,6 +39,27 @@ def _json(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return str(value)
+
+
+class Denial(TypedDict):
+    """A denial an outcome contributes to the response; the first one answers the request."""
+
+    message: str
+    reason: str  # the Status reason (Invalid, Forbidden, NotFound, InternalError...)
+    error: bool  # the expression failed to evaluate (else it evaluated to a denial)
+    fatal: NotRequired[bool]  # a status error returned as is (namespace NotFound, internal)
+    code: NotRequired[int]  # the HTTP code of a fatal denial, when not 404
+    mutating: NotRequired[bool]  # a MutatingAdmissionPolicy's (answered with 403)
+
+
+class AuditFailure(TypedDict):
+    """One entry of the validation.policy.admission.k8s.io/validation_failure audit annotation."""
+
+    message: str
+    policy: str
+    binding: str
+    expressionIndex: int
+    validationActions: list[str]
 
 
 @dataclass
@@ -103,8 +124,8 @@ class PolicyOutcome:
     result: str = "skip"
     failure_policy: str = "Fail"
     actions: list[str] = field(default_factory=list)
-    matched_kind: dict | None = None
-    matched_resource: dict | None = None
+    matched_kind: dict[str, Any] | None = None
+    matched_resource: dict[str, Any] | None = None
     match_conditions: list[Step] = field(default_factory=list)
     variables: list[Step] = field(default_factory=list)
     validations: list[Step] = field(default_factory=list)
@@ -116,8 +137,8 @@ class PolicyOutcome:
     invocation: int = 1
     # What this outcome contributes to the response: denials ({"message", "reason"}), the
     # validation_failure audit entries and the published audit annotations (key -> value).
-    denials: list[dict] = field(default_factory=list)
-    audit_failures: list[dict] = field(default_factory=list)
+    denials: list[Denial] = field(default_factory=list)
+    audit_failures: list[AuditFailure] = field(default_factory=list)
     annotations: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -135,10 +156,10 @@ class EvaluationResult:
     message: str
     warnings: list[str] = field(default_factory=list)
     audit_annotations: dict[str, str] = field(default_factory=dict)
-    object: dict | None = None
+    object: dict[str, Any] | None = None
     policies: list[PolicyOutcome] = field(default_factory=list)
     reason: str = ""
-    patch: list[dict] = field(default_factory=list)
+    patch: list[dict[str, Any]] = field(default_factory=list)
     diff: str = ""
     errors: list[str] = field(default_factory=list)
     # Status details.causes messages of a denial (VAP: the denial; MAP: every policy error).

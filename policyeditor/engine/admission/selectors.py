@@ -138,7 +138,7 @@ def describe(requirements: list[Requirement]) -> str:
     return ",".join(str(req) for req in requirements)
 
 
-def object_labels(obj: Any) -> dict | None:
+def object_labels(obj: Any) -> dict[str, Any] | None:
     """metadata.labels of an object, None when the object is not an object with metadata."""
     if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
         return None

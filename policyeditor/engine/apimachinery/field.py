@@ -146,7 +146,7 @@ def validate_qualified_name(value: str, path: str) -> list[FieldError]:
 # ---------------------------------------------------------------- metav1 validation
 
 
-def validate_labels(labels: dict, path: str) -> list[FieldError]:
+def validate_labels(labels: dict[str, Any], path: str) -> list[FieldError]:
     """metav1validation.ValidateLabels (Go iterates a map: we sort keys for stable output)."""
     errors: list[FieldError] = []
     for key in sorted(labels):
@@ -159,7 +159,7 @@ def validate_labels(labels: dict, path: str) -> list[FieldError]:
 _SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 
 
-def validate_label_selector(selector: dict | None, path: str) -> list[FieldError]:
+def validate_label_selector(selector: dict[str, Any] | None, path: str) -> list[FieldError]:
     """metav1validation.ValidateLabelSelector, strict (invalid label values refused)."""
     if selector is None:
         return []
@@ -198,7 +198,7 @@ def validate_label_selector(selector: dict | None, path: str) -> list[FieldError
 _ANNOTATIONS_LIMIT = 256 * 1024
 
 
-def validate_object_meta(meta: dict, path: str = "metadata") -> list[FieldError]:
+def validate_object_meta(meta: dict[str, Any], path: str = "metadata") -> list[FieldError]:
     """genericvalidation.ValidateObjectMeta for a cluster-scoped object with DNS-subdomain names."""
     errors: list[FieldError] = []
     generate_name = meta.get("generateName") or ""

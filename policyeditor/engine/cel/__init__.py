@@ -23,7 +23,8 @@ from policyeditor.engine.cel.cost import (
 from policyeditor.engine.cel.issues import CelIssue, format_issues
 from policyeditor.engine.cel.library.authz import AuthorizationDecision, Authorizer
 from policyeditor.engine.cel.model import CompileResult, Context, Declarations, EnvType, EvalResult
-from policyeditor.engine.cel.program import Activation, Program, VariableResolver
+from policyeditor.engine.cel.program import Program, VariableResolver
+from policyeditor.engine.cel.runtime.activation import Activation
 from policyeditor.engine.cel.runtime.state import BUDGET_MESSAGE, COST_LIMIT_MESSAGE, CostBudget
 from policyeditor.engine.cel.schema_check import type_check, type_check_warning
 

@@ -40,12 +40,12 @@ from policyeditor.engine.cel.syntax import ast_pb, rewrite
 from policyeditor.engine.cel.syntax.walk import node_type, walk
 from policyeditor.engine.versions import minor, normalize_version
 
-_CACHE: OrderedDict[tuple, CompileResult] = OrderedDict()
+_CACHE: OrderedDict[tuple[Any, ...], CompileResult] = OrderedDict()
 _CACHE_SIZE = 4096
 _CACHE_LOCK = threading.Lock()
 # Keyed by the arguments exactly as given (no normalising): a hit costs one tuple and one lookup,
 # which matters because evaluators look every expression up on every request.
-_FAST: dict[tuple, CompileResult] = {}
+_FAST: dict[tuple[Any, ...], CompileResult] = {}
 _MAX_REWRITE_ROUNDS = 8
 MAX_EXPRESSION_LENGTH = 100_000
 
@@ -242,7 +242,8 @@ def _output_type(checked: Any) -> str:
         if kind == "call_expr":
             call = expr.call_expr
             if call.function == OBJECT_FN and call.args and call.args[0].const_expr.string_value:
-                return call.args[0].const_expr.string_value
+                type_name: str = call.args[0].const_expr.string_value
+                return type_name
             if call.function == JSONPATCH_FN:
                 return "JSONPatch"
             if call.function == "_?_:_" and len(call.args) == 3:

@@ -17,8 +17,10 @@ from policyeditor.engine.cel.model import (
     Context,
     Declarations,
     EnvType,
+    EvalResult,
 )
-from policyeditor.engine.cel.program import Activation, VariableResolver
+from policyeditor.engine.cel.program import Program, VariableResolver
+from policyeditor.engine.cel.runtime.activation import Activation
 from policyeditor.engine.cel.runtime.state import CostBudget
 from policyeditor.engine.versions import DEFAULT_VERSION
 
@@ -80,7 +82,7 @@ def evaluate_expression(
     object: Any = None,  # noqa: A002 - the Kubernetes variable name
     old_object: Any = None,
     params: Any = None,
-    request: dict | None = None,
+    request: dict[str, Any] | None = None,
     namespace_object: Any = None,
     authorizer: Any = None,
     variables: Sequence[tuple[str, str]] = (),
@@ -90,7 +92,7 @@ def evaluate_expression(
     mutating: bool = False,
     budget: int | None = None,
     has_params: bool | None = None,
-):
+) -> EvalResult | CompileResult:
     """Compile and evaluate one expression: an EvalResult, or the CompileResult with its errors."""
     # `params` is declared when a param kind is set; by default, when a param object is given.
     declared_params = params is not None if has_params is None else has_params
@@ -112,6 +114,5 @@ def evaluate_expression(
         authorizer=authorizer,
     )
     VariableResolver(compiled_vars).bind(activation)
-    return compiled.program.evaluate(
-        activation, budget=CostBudget(budget) if budget is not None else None
-    )
+    program: Program = compiled.program  # CompileResult.program is Any: model cannot import it
+    return program.evaluate(activation, budget=CostBudget(budget) if budget is not None else None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 # Positions: `line` is 1-based and `column` is 1-based, exactly the numbers cel-go prints in
 # "ERROR: <input>:LINE:COLUMN: ..." (cel-go stores 0-based columns and prints column + 1).
@@ -25,7 +26,7 @@ class CelIssue:
         text = f"ERROR: <input>:{self.line}:{self.column}: {self.message}"
         return f"{text}\n{self.snippet}" if self.snippet else text
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON form for the API and `-o json`."""
         return {
             "message": self.message,

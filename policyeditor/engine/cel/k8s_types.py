@@ -97,7 +97,9 @@ _MESSAGES: tuple[tuple[str, tuple[tuple[str, str, bool], ...]], ...] = (
 )
 
 
-def _add_field(message, name: str, type_name: str, repeated: bool, number: int) -> None:
+def _add_field(
+    message: descriptor_pb2.DescriptorProto, name: str, type_name: str, repeated: bool, number: int
+) -> None:
     if type_name.startswith("map<"):
         key, value = (part.strip() for part in type_name[4:-1].split(","))
         entry = message.nested_type.add(name=name[0].upper() + name[1:] + "Entry")

@@ -52,6 +52,6 @@ def introduced_in() -> dict[str, int]:
     return dict(library.function_introduced())
 
 
-def authorizer_values(authorizer: Any, request: dict | None) -> tuple[Any, Any]:
+def authorizer_values(authorizer: Any, request: dict[str, Any] | None) -> tuple[Any, Any]:
     """The CEL values of `authorizer` and `authorizer.requestResource` for one activation."""
     return authz.bind_authorizer(authorizer, request or {})

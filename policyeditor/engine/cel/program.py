@@ -11,7 +11,7 @@ from policyeditor.engine.cel.issues import CelIssue
 from policyeditor.engine.cel.issues import translate_runtime_message as _translate
 from policyeditor.engine.cel.model import CompileResult, Context, EvalResult
 from policyeditor.engine.cel.runtime import selects
-from policyeditor.engine.cel.runtime.activation import Activation
+from policyeditor.engine.cel.runtime.activation import Activation, EngineCache
 from policyeditor.engine.cel.runtime.functions import holder_name, strip_markers
 from policyeditor.engine.cel.runtime.state import CURRENT, CostBudget, CostExceeded, EvalState
 from policyeditor.engine.cel.runtime.values import plain_view, sanitize_input, to_engine, to_plain
@@ -38,13 +38,13 @@ class VariableResolver:
         self._plain: dict[str, tuple[bool, Any]] = {}  # `values`, converted once per name
         # One list per variable, bound in this resolver's engine activations and filled with
         # the value when it is resolved, before any read of it (runtime.lowering._hold_variables).
-        self._holder_of: dict[str, list] = {}  # variable name -> its holder
-        self.holders: dict[str, list] = {}  # activation name -> holder
+        self._holder_of: dict[str, list[Any]] = {}  # variable name -> its holder
+        self.holders: dict[str, list[Any]] = {}  # activation name -> holder
         for name in compiled:
             holder = holder_name(name)
             if holder is not None:
                 self.holders[holder] = self._holder_of[name] = []
-        self.engine_cache: dict = {}  # Activation.engine_activation's, for this resolver
+        self.engine_cache: EngineCache = {}  # Activation.engine_activation's, for this resolver
 
     @property
     def values(self) -> dict[str, tuple[bool, Any]]:
@@ -233,6 +233,7 @@ class Program:
                 return False, _translate(str(value.value()))
             except Exception:  # noqa: BLE001
                 return True, None
+        plain: Any  # any CEL value in its plain Python form
         if raw is True or raw is False:
             plain = raw
         elif raw is _UNCONVERTIBLE:

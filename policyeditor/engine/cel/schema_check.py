@@ -5,6 +5,7 @@ of the target kind (admission itself stays schemaless; these never block anythin
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,12 +27,17 @@ _CONST_TYPES = {
 _NUMERIC = {"int", "uint", "double"}
 
 
+_Schema = dict[str, Any] | None
+
+
 @dataclass
 class _Schemas:
+    """The schema lookups of schemas.openapi, bound to one Kubernetes version."""
+
     version: str
-    resolve: Any
-    child: Any
-    items: Any
+    resolve: Callable[[_Schema], _Schema]
+    child: Callable[[_Schema, str], _Schema]
+    items: Callable[[_Schema], _Schema]
 
 
 def _load_schemas(version: str) -> _Schemas:
@@ -45,7 +51,7 @@ def _load_schemas(version: str) -> _Schemas:
     )
 
 
-def _cel_type(schema: dict | None) -> str:
+def _cel_type(schema: dict[str, Any] | None) -> str:
     """The CEL type Kubernetes gives a schema in typed environments ("dyn" when open)."""
     if (
         not schema
@@ -74,23 +80,26 @@ def _cel_type(schema: dict | None) -> str:
     return kind  # "object" / "array"
 
 
-def _is_closed_struct(schema: dict | None) -> bool:
+def _is_closed_struct(schema: dict[str, Any] | None) -> bool:
+    if not schema:
+        return False
     return (
-        bool(schema)
-        and isinstance(schema.get("properties"), dict)
+        isinstance(schema.get("properties"), dict)
         and "additionalProperties" not in schema
         and not schema.get("x-kubernetes-preserve-unknown-fields")
     )
 
 
 class _Walker:
-    def __init__(self, checked: Any, roots: dict[str, dict | None], schemas: _Schemas) -> None:
+    def __init__(
+        self, checked: Any, roots: dict[str, dict[str, Any] | None], schemas: _Schemas
+    ) -> None:
         self.checked = checked
         self.roots = roots
         self.schemas = schemas
         self.findings: list[tuple[int, str]] = []
 
-    def schema(self, expr: Any, scope: dict[str, dict | None]) -> dict | None:
+    def schema(self, expr: Any, scope: dict[str, dict[str, Any] | None]) -> dict[str, Any] | None:
         """The schema of expr's value (None when unknown), reporting problems on the way."""
         kind = expr.WhichOneof("expr_kind")
         if kind == "ident_expr":
@@ -107,7 +116,7 @@ class _Walker:
             self.schema(child, scope)
         return None
 
-    def _field(self, expr: Any, parent: dict | None, field: str) -> dict | None:
+    def _field(self, expr: Any, parent: dict[str, Any] | None, field: str) -> dict[str, Any] | None:
         parent = self.schemas.resolve(parent) if parent else None
         if not parent:
             return None
@@ -116,7 +125,7 @@ class _Walker:
             return None
         return self.schemas.child(parent, field)
 
-    def _call(self, expr: Any, scope: dict[str, dict | None]) -> dict | None:
+    def _call(self, expr: Any, scope: dict[str, dict[str, Any] | None]) -> dict[str, Any] | None:
         call = expr.call_expr
         if call.HasField("target"):
             self.schema(call.target, scope)
@@ -132,7 +141,7 @@ class _Walker:
             self._compare(expr, call, args)
         return None
 
-    def _compare(self, expr: Any, call: Any, schemas: list[dict | None]) -> None:
+    def _compare(self, expr: Any, call: Any, schemas: list[dict[str, Any] | None]) -> None:
         types = []
         for arg, schema in zip(call.args, schemas, strict=True):
             if arg.WhichOneof("expr_kind") == "const_expr":
@@ -156,7 +165,9 @@ class _Walker:
             )
         )
 
-    def _comprehension(self, expr: Any, scope: dict[str, dict | None]) -> dict | None:
+    def _comprehension(
+        self, expr: Any, scope: dict[str, dict[str, Any] | None]
+    ) -> dict[str, Any] | None:
         comp = expr.comprehension_expr
         range_schema = self.schema(comp.iter_range, scope)
         resolved = self.schemas.resolve(range_schema) if range_schema else None
@@ -185,7 +196,7 @@ class _Walker:
         return None
 
 
-def _children(expr: Any):
+def _children(expr: Any) -> Iterator[Any]:
     from policyeditor.engine.cel.syntax.walk import children
 
     return children(expr)
@@ -194,8 +205,8 @@ def _children(expr: Any):
 def type_check(
     expression: str,
     *,
-    object_schema: dict | None,
-    param_schema: dict | None = None,
+    object_schema: dict[str, Any] | None,
+    param_schema: dict[str, Any] | None = None,
     context: Context = Context.VALIDATION,
     version: str = DEFAULT_VERSION,
     declarations: Declarations = NO_DECLARATIONS,
@@ -238,7 +249,7 @@ def type_check_warning(
     api_version: str,
     kind: str,
     version: str = DEFAULT_VERSION,
-    param_schema: dict | None = None,
+    param_schema: dict[str, Any] | None = None,
     context: Context = Context.VALIDATION,
     declarations: Declarations = NO_DECLARATIONS,
 ) -> str | None:

@@ -75,7 +75,7 @@ def _type_name(value: Any) -> str:
 
 
 def _cel_type_name(value: cel.Type) -> str:
-    name = value.name()
+    name: str = value.name()
     if name in _TYPE_NAMES:
         return _TYPE_NAMES[name]
     head = name.split("<", 1)[0]
@@ -195,11 +195,11 @@ def _member(value: Any) -> str:
     raise FormatError(f"no formatting function for {_type_name(value)}")
 
 
-def _format_list(values: list) -> str:
+def _format_list(values: list[Any]) -> str:
     return "[" + ", ".join(_member(v) for v in values) + "]"
 
 
-def _format_map(values: dict) -> str:
+def _format_map(values: dict[str, Any]) -> str:
     pairs = []
     for key, value in values.items():
         if isinstance(key, str):
@@ -236,7 +236,7 @@ def _printer_double(value: Any, clause: str) -> float:
 
 def _grouped(integer_digits: str) -> str:
     """en_US digit grouping of x/text's decimal pattern #,##0."""
-    groups = []
+    groups: list[str] = []
     while len(integer_digits) > 3:
         groups.insert(0, integer_digits[-3:])
         integer_digits = integer_digits[:-3]
@@ -318,7 +318,7 @@ def _precision(fmt: str, start: int) -> tuple[int, int | None]:
     return i, int(digits)
 
 
-def format_string(fmt: str, args: list, server_minor: int | None = None) -> str:
+def format_string(fmt: str, args: list[Any], server_minor: int | None = None) -> str:
     """fmt.format(args) as the Kubernetes 1.<server_minor> API server answers (newest if None)."""
     times = features.scientific_times(server_minor)
     out: list[str] = []

@@ -60,7 +60,7 @@ def _homogeneous(checked: Any, node: Any, skip_maps: set[int]) -> list[Finding]:
             vt = node_type(checked, entry.value)
             if entry.optional_entry:
                 vt = _unwrap_optional(vt)
-            if first_key is None:
+            if first_key is None or first_value is None:
                 first_key, first_value = kt, vt
                 continue
             if not _assignable(first_key, kt):
@@ -92,7 +92,12 @@ def _literal(node: Any) -> list[Finding]:
         args = list(call.args)
         pattern = args[0] if has_target and len(args) == 1 else args[1] if len(args) == 2 else None
         const = _const(pattern) if pattern is not None else None
-        if const and const[0] == "string_value" and literals.regex_error(const[1]):
+        if (
+            pattern is not None
+            and const
+            and const[0] == "string_value"
+            and literals.regex_error(const[1])
+        ):
             return [(pattern.id, "invalid matches argument")]
     return []
 

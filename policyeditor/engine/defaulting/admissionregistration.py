@@ -40,12 +40,12 @@ def _default_match_resources(match: Any) -> None:
     _default_rules(match.get("excludeResourceRules"))
 
 
-def _api_version(doc: dict) -> str:
+def _api_version(doc: dict[str, Any]) -> str:
     api_version = doc.get("apiVersion")
     return api_version.rsplit("/", 1)[-1] if isinstance(api_version, str) else ""
 
 
-def default_in_place(doc: dict) -> dict:
+def default_in_place(doc: dict[str, Any]) -> dict[str, Any]:
     """Apply the defaults to `doc` itself (which must be a dict) and return it."""
     kind = doc.get("kind")
     spec = doc.get("spec")
@@ -94,7 +94,7 @@ def _deep_copy(value: Any) -> Any:
     return root
 
 
-def apply_defaults(doc: dict) -> dict:
+def apply_defaults(doc: dict[str, Any]) -> dict[str, Any]:
     """A defaulted deep copy of `doc`, as the API server defaults it before validation."""
     if not isinstance(doc, dict):
         return doc

@@ -8,16 +8,18 @@ template and SetDefaults_PersistentVolumeClaim on each StatefulSet volumeClaimTe
 
 from __future__ import annotations
 
+from typing import Any
+
 from policyeditor.engine.defaulting.core import default_claim
 from policyeditor.engine.defaulting.podspec import default_template_of
 from policyeditor.engine.defaulting.record import Recorder, child, items
 
 
-def _spec(obj: dict, rec: Recorder) -> tuple[dict | None, str]:
+def _spec(obj: dict[str, Any], rec: Recorder) -> tuple[dict[str, Any] | None, str]:
     return child(obj, "spec", "", rec, value=True)
 
 
-def default_deployment(obj: dict, rec: Recorder) -> None:
+def default_deployment(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_Deployment: replicas 1, RollingUpdate 25%/25%, history 10, deadline 600s."""
     spec, path = _spec(obj, rec)
     if spec is None:
@@ -36,7 +38,7 @@ def default_deployment(obj: dict, rec: Recorder) -> None:
     default_template_of(spec, path, rec)
 
 
-def default_daemon_set(obj: dict, rec: Recorder) -> None:
+def default_daemon_set(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_DaemonSet: RollingUpdate with maxUnavailable 1 and maxSurge 0, history 10."""
     spec, path = _spec(obj, rec)
     if spec is None:
@@ -53,7 +55,7 @@ def default_daemon_set(obj: dict, rec: Recorder) -> None:
     default_template_of(spec, path, rec)
 
 
-def default_stateful_set(obj: dict, rec: Recorder) -> None:
+def default_stateful_set(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_StatefulSet (StatefulSetAutoDeletePVC is on in every supported version)."""
     spec, path = _spec(obj, rec)
     if spec is None:
@@ -82,7 +84,7 @@ def default_stateful_set(obj: dict, rec: Recorder) -> None:
         default_claim(claim, claim_path, rec)
 
 
-def default_replica_set(obj: dict, rec: Recorder) -> None:
+def default_replica_set(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_ReplicaSet: replicas 1."""
     spec, path = _spec(obj, rec)
     if spec is None:

@@ -8,6 +8,7 @@ pkg/apis/autoscaling/v1/defaults.go (minReplicas only).
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from policyeditor.engine.defaulting.record import Recorder, child
 
@@ -29,14 +30,14 @@ _SCALE_DOWN = {
 }
 
 
-def default_hpa_v1(obj: dict, rec: Recorder) -> None:
+def default_hpa_v1(obj: dict[str, Any], rec: Recorder) -> None:
     """autoscaling/v1: minReplicas 1."""
     spec, path = child(obj, "spec", "", rec, value=True)
     if spec is not None:
         rec.default_pointer(spec, "minReplicas", 1, path)
 
 
-def _rules(given: object, defaults: dict, path: str, rec: Recorder) -> dict:
+def _rules(given: object, defaults: dict[str, Any], path: str, rec: Recorder) -> dict[str, Any]:
     """copyHPAScalingRules: the defaults overridden by every non-null field given."""
     rules = copy.deepcopy(defaults)
     given = given if isinstance(given, dict) else {}
@@ -49,7 +50,7 @@ def _rules(given: object, defaults: dict, path: str, rec: Recorder) -> dict:
     return rules
 
 
-def default_hpa_v2(obj: dict, rec: Recorder) -> None:
+def default_hpa_v2(obj: dict[str, Any], rec: Recorder) -> None:
     """autoscaling/v2: minReplicas 1, a CPU 80% metric when none is given, behavior's rules."""
     spec, path = child(obj, "spec", "", rec, value=True)
     if spec is None:

@@ -7,13 +7,15 @@ a CronJob's jobTemplate gets the PodSpec and pod-failure-policy defaults, not Se
 
 from __future__ import annotations
 
+from typing import Any
+
 from policyeditor.engine.defaulting.podspec import default_template_of
 from policyeditor.engine.defaulting.record import Recorder, child, items
 
 MAX_INT32 = 2**31 - 1
 
 
-def _default_job_spec_nested(spec: dict, path: str, rec: Recorder) -> None:
+def _default_job_spec_nested(spec: dict[str, Any], path: str, rec: Recorder) -> None:
     """The nested types' defaults: the pod template and podFailurePolicy condition patterns."""
     policy, policy_path = child(spec, "podFailurePolicy", path, rec)
     if policy is not None:
@@ -23,7 +25,7 @@ def _default_job_spec_nested(spec: dict, path: str, rec: Recorder) -> None:
     default_template_of(spec, path, rec)
 
 
-def default_job(obj: dict, rec: Recorder) -> None:
+def default_job(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_Job (JobPodReplacementPolicy is on in every supported version)."""
     spec, path = child(obj, "spec", "", rec, value=True)
     if spec is None:
@@ -49,7 +51,7 @@ def default_job(obj: dict, rec: Recorder) -> None:
     _default_job_spec_nested(spec, path, rec)
 
 
-def default_cron_job(obj: dict, rec: Recorder) -> None:
+def default_cron_job(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_CronJob: Allow, not suspended, history limits 3 and 1."""
     spec, path = child(obj, "spec", "", rec, value=True)
     if spec is None:

@@ -9,6 +9,8 @@ run on which nested type. ServiceAccount, ConfigMap and the other core kinds hav
 
 from __future__ import annotations
 
+from typing import Any
+
 from policyeditor.engine.defaulting.podspec import (
     default_claim_spec,
     default_pod_spec,
@@ -20,7 +22,7 @@ from policyeditor.engine.defaulting.record import Recorder, child, deep_copy, it
 CLIENT_IP_AFFINITY_SECONDS = 10800
 
 
-def _requests_from_limits(spec: dict, path: str, rec: Recorder) -> None:
+def _requests_from_limits(spec: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_Pod: a (init) container's requests default to its limits, resource by resource."""
     for key in ("containers", "initContainers"):
         for container, container_path in items(spec, key, path):
@@ -41,7 +43,7 @@ def _requests_from_limits(spec: dict, path: str, rec: Recorder) -> None:
                 rec.set(requests, name, deep_copy(limits[name]), requests_path)
 
 
-def default_pod(obj: dict, rec: Recorder) -> None:
+def default_pod(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_Pod (only on a Pod, never a template), then the PodSpec's defaults."""
     spec, spec_path = child(obj, "spec", "", rec, value=True)
     if spec is None:
@@ -59,14 +61,14 @@ def default_pod(obj: dict, rec: Recorder) -> None:
     default_pod_spec(spec, spec_path, rec)
 
 
-def default_pod_template_kind(obj: dict, rec: Recorder) -> None:
+def default_pod_template_kind(obj: dict[str, Any], rec: Recorder) -> None:
     """PodTemplate: its template's PodSpec."""
     template, template_path = child(obj, "template", "", rec, value=True)
     if template is not None:
         default_pod_template(template, template_path, rec)
 
 
-def default_replication_controller(obj: dict, rec: Recorder) -> None:
+def default_replication_controller(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_ReplicationController: selector and labels from the template, replicas 1."""
     spec, spec_path = child(obj, "spec", "", rec, value=True)
     if spec is None:
@@ -85,7 +87,7 @@ def default_replication_controller(obj: dict, rec: Recorder) -> None:
     rec.default_pointer(spec, "replicas", 1, spec_path)  # +default=1
 
 
-def default_service(obj: dict, rec: Recorder) -> None:
+def default_service(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_Service."""
     spec, path = child(obj, "spec", "", rec, value=True)
     if spec is None:
@@ -128,7 +130,7 @@ def default_service(obj: dict, rec: Recorder) -> None:
                     rec.set(ingress, "ipMode", "VIP", ingress_path)
 
 
-def default_namespace(obj: dict, rec: Recorder) -> None:
+def default_namespace(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_Namespace (the name label) and SetDefaults_NamespaceStatus (phase Active)."""
     meta, meta_path = child(obj, "metadata", "", rec, value=True)
     name = meta.get("name") if meta is not None else None
@@ -143,7 +145,7 @@ def default_namespace(obj: dict, rec: Recorder) -> None:
         rec.default(status, "phase", "Active", status_path)
 
 
-def default_claim(claim: dict, path: str, rec: Recorder) -> None:
+def default_claim(claim: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_PersistentVolumeClaim (status phase Pending) and its spec's defaults."""
     spec, spec_path = child(claim, "spec", path, rec, value=True)
     if spec is not None:
@@ -153,12 +155,12 @@ def default_claim(claim: dict, path: str, rec: Recorder) -> None:
         rec.default(status, "phase", "Pending", status_path)
 
 
-def default_persistent_volume_claim(obj: dict, rec: Recorder) -> None:
+def default_persistent_volume_claim(obj: dict[str, Any], rec: Recorder) -> None:
     """A PersistentVolumeClaim object."""
     default_claim(obj, "", rec)
 
 
-def default_persistent_volume(obj: dict, rec: Recorder) -> None:
+def default_persistent_volume(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_PersistentVolume: phase Pending, reclaim policy Retain, volumeMode Filesystem."""
     spec, spec_path = child(obj, "spec", "", rec, value=True)
     if spec is not None:
@@ -169,17 +171,17 @@ def default_persistent_volume(obj: dict, rec: Recorder) -> None:
         rec.default(status, "phase", "Pending", status_path)
 
 
-def default_secret(obj: dict, rec: Recorder) -> None:
+def default_secret(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_Secret: type Opaque."""
     rec.default(obj, "type", "Opaque", "")
 
 
-def default_endpoints(obj: dict, rec: Recorder) -> None:
+def default_endpoints(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_Endpoints: every subset port's protocol is TCP."""
     for subset, subset_path in items(obj, "subsets", ""):
         for port, port_path in items(subset, "ports", subset_path):
             rec.default(port, "protocol", "TCP", port_path)
 
 
-def default_nothing(obj: dict, rec: Recorder) -> None:
+def default_nothing(obj: dict[str, Any], rec: Recorder) -> None:
     """A kind the API server registers no defaulter for (ServiceAccount, Ingress, ...)."""

@@ -7,10 +7,12 @@ SetDefaults_NetworkPolicyPort on every ingress and egress rule's ports.
 
 from __future__ import annotations
 
+from typing import Any
+
 from policyeditor.engine.defaulting.record import Recorder, child, items
 
 
-def default_network_policy(obj: dict, rec: Recorder) -> None:
+def default_network_policy(obj: dict[str, Any], rec: Recorder) -> None:
     """Ports' protocol TCP; policyTypes [Ingress] (plus Egress when egress rules are given)."""
     spec, path = child(obj, "spec", "", rec, value=True)
     if spec is None:
@@ -26,7 +28,7 @@ def default_network_policy(obj: dict, rec: Recorder) -> None:
         rec.set(spec, "policyTypes", types, path)
 
 
-def default_ingress_class(obj: dict, rec: Recorder) -> None:
+def default_ingress_class(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_IngressClass: parameters' scope Cluster."""
     spec, path = child(obj, "spec", "", rec)
     parameters, parameters_path = child(spec, "parameters", path, rec) if spec else (None, "")

@@ -12,6 +12,7 @@ container, probe, lifecycle handler, env fieldRef and volume of the spec).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from policyeditor.engine.defaulting.record import Recorder, child, items
 from policyeditor.engine.versions import minor
@@ -66,7 +67,7 @@ def pull_policy(image: object) -> str:
     return "Always" if image_tag(image) == "latest" else "IfNotPresent"
 
 
-def default_http_get(handler: dict, path: str, rec: Recorder) -> None:
+def default_http_get(handler: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_HTTPGetAction on handler.httpGet; the grpc service's `+default=""`."""
     http_get, http_path = child(handler, "httpGet", path, rec)
     if http_get is not None:
@@ -77,7 +78,7 @@ def default_http_get(handler: dict, path: str, rec: Recorder) -> None:
         rec.default_pointer(grpc, "service", "", grpc_path)
 
 
-def default_probe(probe: dict, path: str, rec: Recorder) -> None:
+def default_probe(probe: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_Probe and its handler's defaults."""
     rec.default_number(probe, "timeoutSeconds", 1, path)
     rec.default_number(probe, "periodSeconds", 10, path)
@@ -86,14 +87,14 @@ def default_probe(probe: dict, path: str, rec: Recorder) -> None:
     default_http_get(probe, path, rec)
 
 
-def default_field_ref(holder: dict, path: str, rec: Recorder) -> None:
+def default_field_ref(holder: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_ObjectFieldSelector: a fieldRef's apiVersion is v1."""
     ref, ref_path = child(holder, "fieldRef", path, rec)
     if ref is not None:
         rec.default(ref, "apiVersion", "v1", ref_path)
 
 
-def default_container(container: dict, path: str, rec: Recorder) -> None:
+def default_container(container: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_Container (and _EphemeralContainer) plus its ports, env, probes, lifecycle."""
     if container.get("imagePullPolicy") in (None, ""):
         rec.set(container, "imagePullPolicy", pull_policy(container.get("image")), path)
@@ -117,12 +118,12 @@ def default_container(container: dict, path: str, rec: Recorder) -> None:
                 default_http_get(hook, hook_path, rec)
 
 
-def default_claim_spec(spec: dict, path: str, rec: Recorder) -> None:
+def default_claim_spec(spec: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_PersistentVolumeClaimSpec: volumeMode Filesystem."""
     rec.default_pointer(spec, "volumeMode", "Filesystem", path)
 
 
-def _default_projection(projected: dict, path: str, rec: Recorder) -> None:
+def _default_projection(projected: dict[str, Any], path: str, rec: Recorder) -> None:
     rec.default_pointer(projected, "defaultMode", VOLUME_MODE_0644, path)
     for source, source_path in items(projected, "sources", path):
         token, token_path = child(source, "serviceAccountToken", source_path, rec)
@@ -134,7 +135,7 @@ def _default_projection(projected: dict, path: str, rec: Recorder) -> None:
                 default_field_ref(item, item_path, rec)
 
 
-def default_volume(volume: dict, path: str, rec: Recorder) -> None:
+def default_volume(volume: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_Volume and the defaults of the source it names."""
     if not any(volume.get(source) is not None for source in VOLUME_SOURCES):
         rec.set(volume, "emptyDir", {}, path)
@@ -168,7 +169,7 @@ def default_volume(volume: dict, path: str, rec: Recorder) -> None:
         rec.set(image, "pullPolicy", "Always" if tag == "latest" else "IfNotPresent", image_path)
 
 
-def _default_declared_sources(volume: dict, path: str, rec: Recorder) -> None:
+def _default_declared_sources(volume: dict[str, Any], path: str, rec: Recorder) -> None:
     """The `+default=` markers of the legacy volume sources (types.go)."""
     iscsi, iscsi_path = child(volume, "iscsi", path, rec)
     if iscsi is not None:
@@ -190,7 +191,7 @@ def _default_declared_sources(volume: dict, path: str, rec: Recorder) -> None:
         rec.default(scale_io, "fsType", "xfs", scale_io_path)
 
 
-def default_pod_spec(spec: dict, path: str, rec: Recorder) -> None:
+def default_pod_spec(spec: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_PodSpec, then every nested type's defaults (SetObjectDefaults_PodTemplate)."""
     rec.default(spec, "dnsPolicy", "ClusterFirst", path)
     rec.default(spec, "restartPolicy", "Always", path)
@@ -204,14 +205,14 @@ def default_pod_spec(spec: dict, path: str, rec: Recorder) -> None:
             default_container(container, container_path, rec)
 
 
-def default_pod_template(template: dict, path: str, rec: Recorder) -> None:
+def default_pod_template(template: dict[str, Any], path: str, rec: Recorder) -> None:
     """A PodTemplateSpec: its spec (a value-struct, so defaulted even when left out)."""
     spec, spec_path = child(template, "spec", path, rec, value=True)
     if spec is not None:
         default_pod_spec(spec, spec_path, rec)
 
 
-def default_template_of(spec: dict, path: str, rec: Recorder) -> None:
+def default_template_of(spec: dict[str, Any], path: str, rec: Recorder) -> None:
     """The pod template of a workload spec (Deployment, ReplicaSet, Job, ...)."""
     template, template_path = child(spec, "template", path, rec, value=True)
     if template is not None:

@@ -6,12 +6,14 @@ SetDefaults_RoleBinding, SetDefaults_Subject) and its zz_generated.defaults.go.
 
 from __future__ import annotations
 
+from typing import Any
+
 from policyeditor.engine.defaulting.record import Recorder, child, items
 
 GROUP = "rbac.authorization.k8s.io"
 
 
-def default_binding(obj: dict, rec: Recorder) -> None:
+def default_binding(obj: dict[str, Any], rec: Recorder) -> None:
     """RoleBinding and ClusterRoleBinding: the roleRef's group; User and Group subjects' group."""
     role_ref, role_ref_path = child(obj, "roleRef", "", rec, value=True)
     if role_ref is not None:

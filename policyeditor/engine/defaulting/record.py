@@ -20,23 +20,23 @@ class Recorder:
     version: str
     paths: list[str] = field(default_factory=list)
 
-    def set(self, obj: dict, key: str, value: Any, path: str) -> None:
+    def set(self, obj: dict[str, Any], key: str, value: Any, path: str) -> None:
         """Write `value` at obj[key] and record the path."""
         obj[key] = value
         self.paths.append(join(path, key))
 
-    def default(self, obj: dict, key: str, value: Any, path: str) -> None:
+    def default(self, obj: dict[str, Any], key: str, value: Any, path: str) -> None:
         """Set obj[key] when it is unset: missing, null or "" (a Go string's zero value)."""
         if obj.get(key) in (None, ""):
             self.set(obj, key, value, path)
 
-    def default_number(self, obj: dict, key: str, value: int, path: str) -> None:
+    def default_number(self, obj: dict[str, Any], key: str, value: int, path: str) -> None:
         """Set a non-pointer int32 when it is missing, null or 0 (the Go zero value)."""
         current = obj.get(key)
         if current is None or (type(current) is int and current == 0):
             self.set(obj, key, value, path)
 
-    def default_pointer(self, obj: dict, key: str, value: Any, path: str) -> None:
+    def default_pointer(self, obj: dict[str, Any], key: str, value: Any, path: str) -> None:
         """Set a pointer field when it is missing or null ("" and 0 are set values)."""
         if obj.get(key) is None:
             self.set(obj, key, value, path)
@@ -50,20 +50,20 @@ def join(path: str, key: str | int) -> str:
 
 
 def child(
-    obj: dict, key: str, path: str, rec: Recorder, *, value: bool = False
-) -> tuple[dict | None, str]:
+    obj: dict[str, Any], key: str, path: str, rec: Recorder, *, value: bool = False
+) -> tuple[dict[str, Any] | None, str]:
     """The dict at obj[key] and its path; a value-struct (`value=True`) is created when unset."""
     current = obj.get(key)
     if isinstance(current, dict):
         return current, join(path, key)
     if current is None and value:
-        created: dict = {}
+        created: dict[str, Any] = {}
         obj[key] = created
         return created, join(path, key)
     return None, join(path, key)
 
 
-def items(obj: dict, key: str, path: str) -> list[tuple[dict, str]]:
+def items(obj: dict[str, Any], key: str, path: str) -> list[tuple[dict[str, Any], str]]:
     """The dict items of the list at obj[key], each with its path (other items are skipped)."""
     values = obj.get(key)
     if not isinstance(values, list):

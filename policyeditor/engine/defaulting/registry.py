@@ -17,10 +17,10 @@ from policyeditor.engine.defaulting.admissionregistration import apply_defaults
 from policyeditor.engine.defaulting.record import Recorder, deep_copy, join
 from policyeditor.engine.versions import DEFAULT_VERSION
 
-Defaulter = Callable[[dict, Recorder], None]
+Defaulter = Callable[[dict[str, Any], Recorder], None]
 
 
-def _admissionregistration(obj: dict, rec: Recorder) -> None:
+def _admissionregistration(obj: dict[str, Any], rec: Recorder) -> None:
     """The policy kinds' defaulter (admissionregistration.py), its paths found by comparison."""
     defaulted = apply_defaults(obj)
     rec.paths.extend(added_paths(obj, defaulted, ""))

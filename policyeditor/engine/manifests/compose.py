@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
 from yaml.composer import Composer
 from yaml.events import (
     AliasEvent,
+    Event,
     MappingStartEvent,
     SequenceStartEvent,
     StreamEndEvent,
@@ -145,7 +147,8 @@ class LoadResolver(Resolver):
         if kind is not ScalarNode:
             if kind is MappingNode and not self.yaml_path_resolvers:
                 return _MAP  # what Resolver.resolve answers, without its call
-            return Resolver.resolve(self, kind, value, implicit)
+            # types-PyYAML leaves BaseResolver.resolve unannotated; it returns the tag, a str.
+            return Resolver.resolve(self, kind, value, implicit)  # type: ignore[no-untyped-call,no-any-return]
         if not implicit[0]:
             return _STR
         # Keys and many values repeat (every case of a suite writes `metadata`, `name`...).
@@ -174,6 +177,9 @@ class _Limited(Exception):
 class _LimitedComposer(Composer):
     """PyYAML's composer plus depth, alias-count and alias-expansion accounting."""
 
+    # The parser's, which every loader class mixes in with this composer.
+    peek_event: Callable[[], Event]
+
     def __init__(self) -> None:
         Composer.__init__(self)
         self.depth = 0
@@ -183,7 +189,7 @@ class _LimitedComposer(Composer):
         self.alias_chars = 0
         self.nodes = 0
 
-    def compose_document(self) -> Node:
+    def compose_document(self) -> Node | None:
         """Count documents before composing one."""
         self.documents += 1
         if self.documents > MAX_DOCUMENTS:
@@ -192,7 +198,7 @@ class _LimitedComposer(Composer):
             )
         return Composer.compose_document(self)
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         """Compose a node, enforcing the node, depth and alias limits."""
         event = self.peek_event()
         self.nodes += 1
@@ -227,7 +233,9 @@ class _LimitedComposer(Composer):
             self.depth -= 1
         else:
             node = Composer.compose_node(self, parent, index)
-        node._size = _node_size(node)
+        if node is not None:  # never None in PyYAML, though its signature allows it
+            # Node declares no slot for the size: it rides on the node as an extra attribute.
+            setattr(node, "_size", _node_size(node))  # noqa: B010
         return node
 
 
@@ -267,6 +275,7 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml.reader import Reader
     from yaml.scanner import Scanner
 
+    # The same class built on PyYAML's pure-Python parser: mypy sees two definitions of one name.
     class LimitedLoader(Reader, Scanner, _PyParser, _LimitedComposer, LoadResolver):  # type: ignore[no-redef]
         """Pure-Python events, limited composer, timestamp-free resolver."""
 
@@ -376,7 +385,8 @@ def load_yaml(text: str, source: str) -> list[Any]:
             documents.append(construct(node) if node is not None else None)
         return documents
     except _Limited as error:
-        raise at_mark(error.problem, error.mark, source, loader.documents) from None
+        document = loader.documents if loader is not None else 1
+        raise at_mark(error.problem, error.mark, source, document) from None
     except yaml.MarkedYAMLError as error:
         problem = error.problem or error.context or "invalid YAML"
         if error.context and error.problem:

@@ -60,13 +60,13 @@ def _prepare(value: Any, path: str) -> Any:
     raise InputError(f"{path or '<root>'}: cannot dump a {type(value).__name__}")
 
 
-def _ordered(document: dict) -> dict:
+def _ordered(document: dict[str, Any]) -> dict[str, Any]:
     """Top-level fields in Kubernetes order: apiVersion, kind, metadata, spec, then the rest."""
     head = {key: document[key] for key in _TOP_ORDER if key in document}
     return {**head, **{key: value for key, value in document.items() if key not in head}}
 
 
-def dump_documents(docs: list[dict]) -> str:
+def dump_documents(docs: list[dict[str, Any]]) -> str:
     """Multi-document, block-style, kubectl-ready YAML; load_documents(dump_documents(d)) == d."""
     # (Except for `List` kinds, which load_documents expands into their items.)
     parts = []

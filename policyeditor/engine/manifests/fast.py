@@ -39,8 +39,10 @@ from policyeditor.engine.manifests.compose import (
 
 try:
     from yaml._yaml import CParser
+
+    _HAS_CPARSER = True
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    CParser = None
+    _HAS_CPARSER = False
 
 Size = tuple[int, int, int]  # (nodes, scalar characters, depth) once aliases are expanded
 
@@ -49,7 +51,7 @@ class _Unsure(Exception):
     """Internal: a limit may be reached; the exact path decides (and says where)."""
 
 
-if CParser is not None:
+if _HAS_CPARSER:
 
     class _FastLoader(CParser, LoadResolver):
         """libyaml's parser and composer, the exact path's resolver, nodes counted as composed."""
@@ -77,8 +79,9 @@ if CParser is not None:
             def counts() -> tuple[int, int]:
                 return composed, open_nodes
 
-            self.descend_resolver = descend_resolver
-            self.ascend_resolver = ascend_resolver
+            # Instance attributes that shadow BaseResolver's methods (mypy refuses a plain
+            # assignment to a method).
+            vars(self).update(descend_resolver=descend_resolver, ascend_resolver=ascend_resolver)
             self.counts = counts
 
 
@@ -142,7 +145,7 @@ class _Budget:
 
 def fast_load(text: str) -> list[Any] | None:
     """All documents of a YAML stream as load_yaml builds them, or None: ask the exact path."""
-    if CParser is None:  # pragma: no cover - depends on how PyYAML was built
+    if not _HAS_CPARSER:  # pragma: no cover - depends on how PyYAML was built
         return None
     if not _HOOKS_COUNT:  # pragma: no cover - a PyYAML whose composer skips the hooks
         return None
@@ -203,7 +206,7 @@ def _documents(loader: Any, trees: bool) -> list[Any]:
 
 def _hooks_count() -> bool:
     """Whether libyaml's composer calls the hooks once per node (the limits rely on it)."""
-    if CParser is None:  # pragma: no cover - depends on how PyYAML was built
+    if not _HAS_CPARSER:  # pragma: no cover - depends on how PyYAML was built
         return False
     loader = _FastLoader("a: [1, {b: c}]\n---\n- [[x]]\n")
     try:

@@ -177,7 +177,7 @@ def _depth_exceeds(value: Any, limit: int) -> bool:
     return False
 
 
-def load_documents(text: str | bytes, *, source: str = "<input>") -> list[dict]:
+def load_documents(text: str | bytes, *, source: str = "<input>") -> list[dict[str, Any]]:
     """Parse YAML or JSON (multi-document) into plain dicts; raise ManifestError (an InputError)."""
     decoded = decode_text(text, source)
     raw: list[Any] | None = None
@@ -194,9 +194,9 @@ def load_documents(text: str | bytes, *, source: str = "<input>") -> list[dict]:
     return _flatten(raw, source)
 
 
-def _flatten(raw: list[Any], source: str) -> list[dict]:
+def _flatten(raw: list[Any], source: str) -> list[dict[str, Any]]:
     """Drop empty documents, refuse non-objects, expand `List` kinds into their items."""
-    documents: list[dict] = []
+    documents: list[dict[str, Any]] = []
     for number, document in enumerate(raw, start=1):
         if document is None:
             continue
@@ -217,7 +217,9 @@ def _flatten(raw: list[Any], source: str) -> list[dict]:
     return documents
 
 
-def _list_items(document: dict, kind: str, items: list, source: str, number: int) -> list[dict]:
+def _list_items(
+    document: dict[str, Any], kind: str, items: list[Any], source: str, number: int
+) -> list[dict[str, Any]]:
     """Items of a List; typed lists (FooList) may omit apiVersion/kind on items, so fill them in."""
     result = []
     for position, item in enumerate(items):
@@ -250,7 +252,7 @@ def _kind_of(value: Any) -> str:
     return type(value).__name__
 
 
-def load_file(path: str | os.PathLike) -> list[dict]:
+def load_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Load a manifest file; the size limit is checked before reading it."""
     source = os.fspath(path)
     try:

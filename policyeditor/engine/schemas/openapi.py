@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import kubernetes_validate
 
@@ -61,17 +62,18 @@ def _schema_dir(key: str) -> Path:
 
 
 @lru_cache(maxsize=16)
-def definitions_by_key(key: str) -> dict[str, dict]:
+def definitions_by_key(key: str) -> dict[str, dict[str, Any]]:
     """The OpenAPI definitions of a "1.NN" version key (see `version_key`)."""
     path = _schema_dir(key) / "_definitions.json"
     try:
         with path.open(encoding="utf-8") as handle:
-            return json.load(handle)["$defs"]
+            definitions: dict[str, dict[str, Any]] = json.load(handle)["$defs"]
+            return definitions
     except (OSError, ValueError, KeyError) as exc:
         raise SchemasUnavailable(f"cannot read {path}: {exc}") from exc
 
 
-def definitions(k8s_version: str | None = DEFAULT_VERSION) -> dict[str, dict]:
+def definitions(k8s_version: str | None = DEFAULT_VERSION) -> dict[str, dict[str, Any]]:
     """All OpenAPI definitions of a Kubernetes version, keyed by their Go type name."""
     return definitions_by_key(version_key(k8s_version))
 
@@ -94,7 +96,9 @@ def definition_name(
     return gvk_index(version_key(k8s_version)).get((group or "", version or "", kind or ""))
 
 
-def resolve(schema: dict | None, k8s_version: str = DEFAULT_VERSION) -> dict | None:
+def resolve(
+    schema: dict[str, Any] | None, k8s_version: str = DEFAULT_VERSION
+) -> dict[str, Any] | None:
     """Follow a `$ref` (repeatedly); local keys such as description win over the target's."""
     seen = 0
     while isinstance(schema, dict) and "$ref" in schema and seen < 32:
@@ -112,7 +116,7 @@ def resolve(schema: dict | None, k8s_version: str = DEFAULT_VERSION) -> dict | N
 
 def schema_for(
     group: str, version: str, kind: str, k8s_version: str = DEFAULT_VERSION
-) -> dict | None:
+) -> dict[str, Any] | None:
     """The top-level schema of a kind (refs resolved on access), or None if the kind is unknown."""
     name = definition_name(group, version, kind, k8s_version)
     if name is None:
@@ -120,7 +124,7 @@ def schema_for(
     return resolve(definitions(k8s_version).get(name), k8s_version)
 
 
-def schema_types(schema: dict | None) -> set[str]:
+def schema_types(schema: dict[str, Any] | None) -> set[str]:
     """The JSON types a schema allows ("object", "array", ...), without "null"."""
     if not schema:
         return set()
@@ -135,28 +139,34 @@ def schema_types(schema: dict | None) -> set[str]:
     return types
 
 
-def is_object_schema(schema: dict | None) -> bool:
+def is_object_schema(schema: dict[str, Any] | None) -> bool:
     """True for a struct or map schema."""
-    return bool(schema) and (
+    if not schema:
+        return False
+    return (
         "object" in schema_types(schema)
         or "properties" in schema
         or "additionalProperties" in schema
     )
 
 
-def is_array_schema(schema: dict | None) -> bool:
+def is_array_schema(schema: dict[str, Any] | None) -> bool:
     """True for a list schema."""
-    return bool(schema) and ("array" in schema_types(schema) or "items" in schema)
+    if not schema:
+        return False
+    return "array" in schema_types(schema) or "items" in schema
 
 
-def is_struct_schema(schema: dict | None) -> bool:
+def is_struct_schema(schema: dict[str, Any] | None) -> bool:
     """True for a schema with named properties (a Go struct), false for a string-keyed map."""
-    return bool(schema) and "properties" in schema
+    if not schema:
+        return False
+    return "properties" in schema
 
 
 def child_schema(
-    schema: dict | None, field: str, k8s_version: str = DEFAULT_VERSION
-) -> dict | None:
+    schema: dict[str, Any] | None, field: str, k8s_version: str = DEFAULT_VERSION
+) -> dict[str, Any] | None:
     """The schema of `field` in an object schema: a property, or the map's value schema."""
     schema = resolve(schema, k8s_version)
     if not schema:
@@ -170,7 +180,9 @@ def child_schema(
     return None
 
 
-def items_schema(schema: dict | None, k8s_version: str = DEFAULT_VERSION) -> dict | None:
+def items_schema(
+    schema: dict[str, Any] | None, k8s_version: str = DEFAULT_VERSION
+) -> dict[str, Any] | None:
     """The element schema of a list schema."""
     schema = resolve(schema, k8s_version)
     if not schema or not isinstance(schema.get("items"), dict):
@@ -200,8 +212,8 @@ def _split_path(path: str | Sequence[str | int]) -> list[str | int]:
 
 
 def schema_at_path(
-    root: dict | None, path: str | Sequence[str | int], k8s_version: str = DEFAULT_VERSION
-) -> dict | None:
+    root: dict[str, Any] | None, path: str | Sequence[str | int], k8s_version: str = DEFAULT_VERSION
+) -> dict[str, Any] | None:
     """The schema reached from `root` along a field path ("spec.containers[0].ports")."""
     # Integer segments step into list elements; a field name on a list schema also steps in, so
     # `spec.containers.ports` works like the MAP type names `Object.spec.containers.ports`.
@@ -220,25 +232,25 @@ def schema_at_path(
     return schema
 
 
-def list_type(schema: dict | None) -> str | None:
+def list_type(schema: dict[str, Any] | None) -> str | None:
     """x-kubernetes-list-type of a list schema: atomic, set or map (untagged lists: atomic)."""
     if not is_array_schema(schema):
         return None
     assert schema is not None
     value = schema.get("x-kubernetes-list-type")
-    if value in ("atomic", "set", "map"):
+    if isinstance(value, str) and value in ("atomic", "set", "map"):
         return value
     return "atomic"
 
 
-def list_map_keys(schema: dict | None) -> tuple[str, ...]:
+def list_map_keys(schema: dict[str, Any] | None) -> tuple[str, ...]:
     """The x-kubernetes-list-map-keys of a listType=map schema (empty otherwise)."""
     if not schema:
         return ()
     return tuple(schema.get("x-kubernetes-list-map-keys") or ())
 
 
-def map_type(schema: dict | None) -> str | None:
+def map_type(schema: dict[str, Any] | None) -> str | None:
     """x-kubernetes-map-type of a struct or map schema: "atomic" or "granular" (the default)."""
     if not is_object_schema(schema):
         return None
@@ -246,7 +258,7 @@ def map_type(schema: dict | None) -> str | None:
     return "atomic" if schema.get("x-kubernetes-map-type") == "atomic" else "granular"
 
 
-def is_atomic(schema: dict | None) -> bool:
+def is_atomic(schema: dict[str, Any] | None) -> bool:
     """True when the schema is replaced as a whole by a merge (atomic list, map or struct)."""
     if is_array_schema(schema):
         return list_type(schema) == "atomic"

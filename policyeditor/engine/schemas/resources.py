@@ -60,7 +60,7 @@ def guess_plural(kind: str) -> str:
     return lower + "s"
 
 
-def is_resource_schema(schema: dict) -> bool:
+def is_resource_schema(schema: dict[str, Any]) -> bool:
     properties = schema.get("properties") or {}
     return "metadata" in properties and "kind" in properties
 

@@ -6,7 +6,9 @@ import copy
 from dataclasses import replace
 from typing import Any
 
+from policyeditor.engine.admission.result import EvaluationResult
 from policyeditor.engine.defaulting import default_object
+from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.files import BINDING_KINDS, POLICY_KINDS, name_of
 from policyeditor.engine.suites.model import (
@@ -117,7 +119,7 @@ def expectation_for(case: TestCase, version: str) -> tuple[Expectation, Any]:
     return expect, default_object(case.object, version).object
 
 
-def _summary(outcome: Any) -> dict[str, Any]:
+def _summary(outcome: EvaluationResult) -> dict[str, Any]:
     """The response fields of EvaluationResult.to_dict(), the part of an outcome reports print."""
     # The object, patch, diff and per-policy steps are left out: no report format shows them,
     # converting them cost more than the evaluation's bookkeeping, and a run keeps every result.
@@ -136,21 +138,21 @@ def _summary(outcome: Any) -> dict[str, Any]:
 
 # (ids of the documents, version) -> (the documents, their problems); holding the documents keeps
 # their ids from being reused by other objects while the entry lives.
-_VALIDATION_CACHE: dict[tuple[tuple[int, ...], str], tuple[list[dict], list[str]]] = {}
+_VALIDATION_CACHE: dict[tuple[tuple[int, ...], str], tuple[list[dict[str, Any]], list[str]]] = {}
 
 
-def _describe_check(attributes: dict) -> str:
+def _describe_check(attributes: dict[str, Any]) -> str:
     keys = ("verb", "apiGroup", "resource", "subresource", "namespace", "name", "path")
     return " ".join(f"{k}={attributes[k]!r}" for k in keys if attributes.get(k) not in (None, ""))
 
 
-def _relevant_documents(case: TestCase) -> list[dict]:
+def _relevant_documents(case: TestCase) -> list[dict[str, Any]]:
     """The documents a case evaluates: its policy and the bindings it goes through (else all)."""
     if case.policy is None:
         return case.documents
     bindings = []
     for doc in case.documents:
-        spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+        spec = object_at(doc, "spec")
         if doc.get("kind") not in BINDING_KINDS or spec.get("policyName") != case.policy:
             continue
         if case.binding is not None and name_of(doc) == case.binding:
@@ -163,7 +165,9 @@ def _relevant_documents(case: TestCase) -> list[dict]:
     return policies + bindings
 
 
-def _validation_problems(documents: list[dict], version: str, validation: Any) -> list[str]:
+def _validation_problems(
+    documents: list[dict[str, Any]], version: str, validation: Any
+) -> list[str]:
     """API-server validation of the documents a case uses (once per set and version)."""
     key = (tuple(id(d) for d in documents), version)
     cached = _VALIDATION_CACHE.get(key)
@@ -178,7 +182,7 @@ def _validation_problems(documents: list[dict], version: str, validation: Any) -
     return _VALIDATION_CACHE[key][1]
 
 
-def _cel_only(documents: list[dict], policy: str | None) -> list[dict]:
+def _cel_only(documents: list[dict[str, Any]], policy: str | None) -> list[dict[str, Any]]:
     """kaptest: the named policy alone, under failurePolicy Fail (kaptest reports errors as such)."""
     result = []
     for doc in documents:

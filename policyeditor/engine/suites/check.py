@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from policyeditor.engine import manifests
+from policyeditor.engine.admission.result import EvaluationResult
 from policyeditor.engine.suites.model import UNSET, Expectation
 
 _SERVER_ANNOTATION_PREFIX = "validation.policy.admission.k8s.io/"
@@ -22,7 +23,7 @@ _DENIED = "denied request: "
 
 
 def check(
-    expect: Expectation, outcome: Any, *, input_object: Any, kaptest: bool = False
+    expect: Expectation, outcome: EvaluationResult, *, input_object: Any, kaptest: bool = False
 ) -> list[str]:
     """Every way `outcome` (an EvaluationResult) differs from `expect`; [] when it passes."""
     failures: list[str] = []
@@ -143,7 +144,7 @@ def _yaml(value: Any) -> str:
     return json.dumps(value, indent=2, sort_keys=True, default=str) + "\n"
 
 
-def _why(outcome: Any) -> str:
+def _why(outcome: EvaluationResult) -> str:
     details = [outcome.message] if outcome.message else []
     details += [e for e in getattr(outcome, "errors", []) if e not in details]
     return f": {'; '.join(details)}" if details else ""

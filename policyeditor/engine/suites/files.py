@@ -30,7 +30,7 @@ def display(path: Path) -> str:
         return str(path)
 
 
-def load_documents(path: Path, *, what: str = "file") -> list[dict]:
+def load_documents(path: Path, *, what: str = "file") -> list[dict[str, Any]]:
     """All documents of a YAML/JSON file; SuiteError if it is missing or unreadable."""
     if not path.exists():
         raise SuiteError(display(path), f"{what} not found")
@@ -42,7 +42,7 @@ def load_documents(path: Path, *, what: str = "file") -> list[dict]:
         raise SuiteError(display(path), _strip_source(str(error), path)) from None
 
 
-def load_object(path: Path, *, what: str = "object") -> dict:
+def load_object(path: Path, *, what: str = "object") -> dict[str, Any]:
     """Exactly one object from a file (an object, a param, a golden file...)."""
     docs = load_documents(path, what=what)
     if len(docs) != 1:
@@ -50,7 +50,7 @@ def load_object(path: Path, *, what: str = "object") -> dict:
     return docs[0]
 
 
-def load_mapping_or_empty(path: Path, *, what: str) -> dict:
+def load_mapping_or_empty(path: Path, *, what: str) -> dict[str, Any]:
     """One mapping from a file; an empty file is an empty mapping."""
     docs = load_documents(path, what=what)
     if not docs:
@@ -97,7 +97,9 @@ def read_text(path: Path, *, what: str) -> str:
         raise SuiteError(display(path), f"cannot read {what}: {error}") from None
 
 
-def split_documents(docs: list[dict]) -> tuple[list[dict], list[dict]]:
+def split_documents(
+    docs: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(policies and bindings, every other object: params, namespaces, ...)."""
     admission, resources = [], []
     for doc in docs:
@@ -108,7 +110,7 @@ def split_documents(docs: list[dict]) -> tuple[list[dict], list[dict]]:
     return admission, resources
 
 
-def is_admission(doc: dict) -> bool:
+def is_admission(doc: dict[str, Any]) -> bool:
     """True for the four admission policy kinds of admissionregistration.k8s.io."""
     api_version = doc.get("apiVersion")
     group = api_version.split("/")[0] if isinstance(api_version, str) else ""
@@ -133,7 +135,7 @@ def namespace_of(doc: Any) -> str:
     return namespace if isinstance(namespace, str) else ""
 
 
-def policy_names(documents: list[dict]) -> list[str]:
+def policy_names(documents: list[dict[str, Any]]) -> list[str]:
     """Names of the policies (not bindings) among the documents, in order."""
     return [name_of(doc) for doc in documents if doc.get("kind") in POLICY_KINDS]
 

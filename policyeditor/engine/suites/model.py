@@ -79,19 +79,19 @@ class TestCase:
     suite: str  # the suite's display name (file or directory)
     source: str  # the file the case is defined in (for messages)
     layout: str
-    documents: list[dict] = field(default_factory=list)  # policies and bindings
-    resources: list[dict] = field(default_factory=list)  # param objects, namespaces, ...
+    documents: list[dict[str, Any]] = field(default_factory=list)  # policies and bindings
+    resources: list[dict[str, Any]] = field(default_factory=list)  # param objects, namespaces, ...
     version: str | None = None
     policy: str | None = None
     binding: str | None = None
     operation: str | None = None
-    object: dict | None = None
-    old_object: dict | None = None
+    object: dict[str, Any] | None = None
+    old_object: dict[str, Any] | None = None
     params: Any = UNSET
     namespace_object: Any = UNSET
-    user_info: dict | None = None
-    request: dict = field(default_factory=dict)  # AdmissionRequest overrides in camelCase
-    authorizer: list[dict] | None = None
+    user_info: dict[str, Any] | None = None
+    request: dict[str, Any] = field(default_factory=dict)  # AdmissionRequest overrides in camelCase
+    authorizer: list[dict[str, Any]] | None = None
     expect: Expectation = field(default_factory=Expectation)
     # kaptest evaluates CEL only: matchConstraints and failurePolicy do not take part.
     cel_only: bool = False
@@ -116,9 +116,9 @@ class CaseResult:
     failures: list[str] = field(default_factory=list)
     # When it was evaluated: EvaluationResult.to_dict()'s response fields (result, allowed,
     # statusCode, reason, message, warnings, auditAnnotations, errors, causes), not its steps.
-    outcome: dict | None = None
+    outcome: dict[str, Any] | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON form for `policyeditor test -o json`."""
         data: dict[str, Any] = {
             "suite": self.case.suite,

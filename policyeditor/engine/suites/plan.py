@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from policyeditor.engine.suites.case import run_case
 from policyeditor.engine.suites.files import display, load_documents
@@ -45,16 +45,22 @@ from policyeditor.engine.suites.model import CaseResult, SuiteError, TestCase
 _SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
 
 
+class SuiteLoader(Protocol):
+    """load_policytest, load_kaptest or load_kat: the cases of the suite at `path`."""
+
+    def __call__(self, path: Path, *, default_version: str | None = None) -> list[TestCase]: ...
+
+
 @dataclass(frozen=True)
 class SuiteUnit:
     """One suite to load: its loader, its path, and the one kat case asked for (else None)."""
 
-    loader: Any
+    loader: SuiteLoader
     path: Path
     only: str | None = None
 
 
-def suite_plan(paths: Iterable[str | os.PathLike]) -> list[SuiteUnit | SuiteError]:
+def suite_plan(paths: Iterable[str | os.PathLike[str]]) -> list[SuiteUnit | SuiteError]:
     """The suites under `paths` (each once) and the paths' errors, in the order they are met."""
     plan: list[SuiteUnit | SuiteError] = []
     seen: set[Path] = set()
@@ -118,7 +124,7 @@ def run_unit(
 
 
 def discover(
-    paths: Iterable[str | os.PathLike], *, version: str | None = None
+    paths: Iterable[str | os.PathLike[str]], *, version: str | None = None
 ) -> tuple[list[TestCase], list[SuiteError]]:
     """Load every suite under `paths` (each loaded once) into cases; malformed suites become errors."""
     cases: list[TestCase] = []

@@ -25,7 +25,7 @@ from typing import Any
 
 from policyeditor.engine.suites.files import display
 from policyeditor.engine.suites.model import CaseResult, SuiteError, TestCase
-from policyeditor.engine.suites.plan import run_unit
+from policyeditor.engine.suites.plan import SuiteUnit, run_unit
 
 Outcome = tuple[list[CaseResult], list[SuiteError]]
 
@@ -51,7 +51,7 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def auto_jobs(units: list[Any]) -> int:
+def auto_jobs(units: list[SuiteUnit]) -> int:
     """The workers `-j auto` starts for these suites: the CPUs, or 1 when the suites are small."""
     if len(units) < 2 or _suite_bytes(units) < AUTO_MIN_BYTES:
         return 1
@@ -59,7 +59,7 @@ def auto_jobs(units: list[Any]) -> int:
 
 
 def run_units(
-    units: list[Any],
+    units: list[SuiteUnit],
     jobs: int,
     *,
     run_regex: str | None,
@@ -72,7 +72,7 @@ def run_units(
     if pool is None:
         return [_run_unit_reported(unit, **kwargs) for unit in units]
     try:
-        futures: list[Future | None] = []
+        futures: list[Future[Outcome] | None] = []
         for unit in units:
             try:
                 futures.append(pool.submit(_run_unit_reported, unit, **kwargs))
@@ -94,7 +94,7 @@ def run_units(
     ]
 
 
-def _run_alone(unit: Any, kwargs: dict[str, Any]) -> Outcome:
+def _run_alone(unit: SuiteUnit, kwargs: dict[str, Any]) -> Outcome:
     """One suite in a process of its own; a failed suite if that process dies too."""
     pool = _new_pool(1)
     if pool is None:
@@ -142,7 +142,7 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_unit_reported(unit: Any, **kwargs: Any) -> Outcome:
+def _run_unit_reported(unit: SuiteUnit, **kwargs: Any) -> Outcome:
     """run_unit, each result's case reduced to the fields reports print (run in the worker)."""
     results, errors = run_unit(unit, **kwargs)
     for result in results:
@@ -153,14 +153,14 @@ def _run_unit_reported(unit: Any, **kwargs: Any) -> Outcome:
     return results, errors
 
 
-def _context() -> Any:
+def _context() -> multiprocessing.context.BaseContext:
     """fork where it is safe and cheap (Linux: workers inherit the imported engine), else spawn."""
     if sys.platform == "linux":
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
 
 
-def _suite_bytes(units: list[Any]) -> int:
+def _suite_bytes(units: list[SuiteUnit]) -> int:
     """The size of the suites' files (a kat directory: every file under it).
 
     Files a suite refers to (policies, objects) are not counted: a rough measure is enough to

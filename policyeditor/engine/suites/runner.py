@@ -9,6 +9,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from policyeditor.engine.suites.case import run_case
 from policyeditor.engine.suites.model import CaseResult, Expectation, SuiteError, TestCase
@@ -70,7 +71,7 @@ class Report:
         lines.append(self.summary())
         return "\n".join(lines) + "\n"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON form for `policyeditor test -o json`."""
         return {
             "passed": self.passed,
@@ -81,7 +82,7 @@ class Report:
 
 
 def run(
-    paths: Iterable[str | os.PathLike],
+    paths: Iterable[str | os.PathLike[str]],
     *,
     run_regex: str | None = None,
     version: str | None = None,

@@ -17,20 +17,20 @@ _BINDING_OF = {
 }
 
 
-def _name(doc: dict) -> str:
+def _name(doc: dict[str, Any]) -> str:
     meta = doc.get("metadata")
     name = meta.get("name") if isinstance(meta, dict) else None
     return name if isinstance(name, str) else ""
 
 
-def _spec(doc: dict) -> dict:
+def _spec(doc: dict[str, Any]) -> dict[str, Any]:
     spec = doc.get("spec")
     return spec if isinstance(spec, dict) else {}
 
 
 def bundle_warnings(docs: list[Any]) -> list[tuple[int, FieldError]]:
     """Bindings without their policy, paramRefs without paramKind and the reverse, by document."""
-    policies: dict[tuple[str, str], dict] = {}
+    policies: dict[tuple[str, str], dict[str, Any]] = {}
     for doc in docs:
         kind = doc.get("kind") if isinstance(doc, dict) else None
         if isinstance(kind, str) and kind in _BINDING_OF.values() and _name(doc):

@@ -48,7 +48,7 @@ def _strings(items: Any, *keys: str) -> set[str]:
     return found
 
 
-def preexisting_expressions(old_spec: dict | None, mutating: bool) -> Preexisting:
+def preexisting_expressions(old_spec: dict[str, Any] | None, mutating: bool) -> Preexisting:
     """The old policy's expressions, as validation.go collects them for an update."""
     spec = old_spec if isinstance(old_spec, dict) else {}
     found = Preexisting(match_conditions=_strings(spec.get("matchConditions"), "expression"))

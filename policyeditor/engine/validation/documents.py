@@ -109,7 +109,11 @@ def _check_type(doc: Any, version: str) -> tuple[list[FieldError], str | None, s
 
 
 def _spec_errors(
-    kind: str, value: dict, version: str, old_value: dict | None, type_check: bool = False
+    kind: str,
+    value: dict[str, Any],
+    version: str,
+    old_value: dict[str, Any] | None,
+    type_check: bool = False,
 ) -> tuple[list[FieldError], list[FieldError]]:
     """Metadata and spec validation of a decoded (and maybe defaulted) object; also warnings."""
     meta = value.get("metadata") or {}
@@ -148,7 +152,7 @@ def _spec_errors(
     return errors, []
 
 
-def _match_conditions_unchanged(spec: dict, old_spec: dict) -> bool:
+def _match_conditions_unchanged(spec: dict[str, Any], old_spec: dict[str, Any]) -> bool:
     """ignoreXAdmissionPolicyMatchConditions: same paramKind and same matchConditions."""
     return spec.get("paramKind") == old_spec.get("paramKind") and (
         spec.get("matchConditions") or []
@@ -225,7 +229,11 @@ def _validate(
 
 
 def validate_document(
-    doc: dict, *, version: str = DEFAULT_VERSION, old: dict | None = None, default: bool = True
+    doc: dict[str, Any],
+    *,
+    version: str = DEFAULT_VERSION,
+    old: dict[str, Any] | None = None,
+    default: bool = True,
 ) -> list[FieldError]:
     """API-server validation of one VAP/VAPB/MAP/MAPB document (update validation with `old`)."""
     try:
@@ -235,7 +243,7 @@ def validate_document(
 
 
 def warnings_for(
-    doc: dict, *, version: str = DEFAULT_VERSION, old: dict | None = None
+    doc: dict[str, Any], *, version: str = DEFAULT_VERSION, old: dict[str, Any] | None = None
 ) -> list[FieldError]:
     """Non-blocking findings: deprecated API versions, CEL warnings, VAP type-check warnings."""
     try:
@@ -245,7 +253,7 @@ def warnings_for(
 
 
 def validate_documents(
-    docs: list[dict], *, version: str = DEFAULT_VERSION
+    docs: list[dict[str, Any]], *, version: str = DEFAULT_VERSION
 ) -> list[tuple[int, FieldError]]:
     """Validate every policy or binding in a bundle; other kinds (params, namespaces) are skipped."""
     # Documents without a kind are reported; so are two objects of the same kind and name,

@@ -6,6 +6,8 @@ validateMutatingAdmissionPolicySpec and validateMutation.
 
 from __future__ import annotations
 
+from typing import Any
+
 from policyeditor.engine.apimachinery import child, index, invalid, not_supported, required
 from policyeditor.engine.errors import FieldError
 from policyeditor.engine.validation.cel import JSON_PATCHES, OBJECT, CelChecker
@@ -25,7 +27,7 @@ def _go_trim(text: str) -> str:
 
 
 def _validate_patch_expression(
-    body: dict, at: str, checker: CelChecker, apply: bool
+    body: dict[str, Any], at: str, checker: CelChecker, apply: bool
 ) -> list[FieldError]:
     expression = body.get("expression", "")
     trimmed = _go_trim(expression)
@@ -44,7 +46,7 @@ def _validate_patch_expression(
     return found
 
 
-def _validate_mutation(mutation: dict, at: str, checker: CelChecker) -> list[FieldError]:
+def _validate_mutation(mutation: dict[str, Any], at: str, checker: CelChecker) -> list[FieldError]:
     patch_type = mutation.get("patchType", "")
     apply = mutation.get("applyConfiguration")
     json_patch = mutation.get("jsonPatch")
@@ -96,7 +98,7 @@ def _validate_mutation(mutation: dict, at: str, checker: CelChecker) -> list[Fie
 
 
 def validate_map_spec(
-    spec: dict, path: str, checker: CelChecker, skip_match_conditions: bool = False
+    spec: dict[str, Any], path: str, checker: CelChecker, skip_match_conditions: bool = False
 ) -> list[FieldError]:
     """validateMutatingAdmissionPolicySpec."""
     errors = validate_policy_common(spec, path)

@@ -8,6 +8,7 @@ validateValidatingAdmissionPolicySpec does. Input specs are already strictly dec
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from policyeditor.engine.apimachinery import (
     child,
@@ -75,7 +76,7 @@ def _has_newlines(text: str) -> bool:
 
 
 def validate_match_conditions(
-    conditions: list[dict], path: str, checker: CelChecker
+    conditions: list[dict[str, Any]], path: str, checker: CelChecker
 ) -> list[FieldError]:
     """validateMatchConditions: at most 64, unique qualified names, boolean CEL without variables."""
     errors: list[FieldError] = []
@@ -111,7 +112,7 @@ def validate_match_conditions(
 
 
 def validate_variables(
-    variables: list[dict], path: str, checker: CelChecker, unique: bool
+    variables: list[dict[str, Any]], path: str, checker: CelChecker, unique: bool
 ) -> list[FieldError]:
     """validateVariable for each, in order (each sees only the variables before it)."""
     errors: list[FieldError] = []
@@ -149,7 +150,9 @@ def validate_variables(
     return errors
 
 
-def _validate_validation(validation: dict, at: str, checker: CelChecker) -> list[FieldError]:
+def _validate_validation(
+    validation: dict[str, Any], at: str, checker: CelChecker
+) -> list[FieldError]:
     errors: list[FieldError] = []
     expression = validation.get("expression", "")
     message = validation.get("message", "")
@@ -195,7 +198,7 @@ def _validate_validation(validation: dict, at: str, checker: CelChecker) -> list
 
 
 def _validate_audit_annotation(
-    annotation: dict, at: str, policy_name: str, checker: CelChecker
+    annotation: dict[str, Any], at: str, policy_name: str, checker: CelChecker
 ) -> list[FieldError]:
     errors: list[FieldError] = []
     key = annotation.get("key", "")
@@ -228,7 +231,7 @@ def _validate_audit_annotation(
     return errors
 
 
-def validate_policy_common(spec: dict, path: str) -> list[FieldError]:
+def validate_policy_common(spec: dict[str, Any], path: str) -> list[FieldError]:
     """failurePolicy, paramKind and matchConstraints: shared by VAP and MAP."""
     errors = validate_failure_policy(spec.get("failurePolicy"), child(path, "failurePolicy"))
     if "paramKind" in spec:
@@ -245,7 +248,7 @@ def validate_policy_common(spec: dict, path: str) -> list[FieldError]:
 
 
 def validate_vap_spec(
-    spec: dict,
+    spec: dict[str, Any],
     policy_name: str,
     path: str,
     checker: CelChecker,

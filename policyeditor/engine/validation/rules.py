@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from policyeditor.engine.apimachinery import (
     child,
     duplicate,
@@ -83,7 +85,7 @@ def _validate_resources(resources: list[str], path: str) -> list[FieldError]:
     return errors
 
 
-def _validate_rule(rule: dict, path: str) -> list[FieldError]:
+def _validate_rule(rule: dict[str, Any], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     groups = rule.get("apiGroups") or []
     versions = rule.get("apiVersions") or []
@@ -117,7 +119,7 @@ def _validate_rule(rule: dict, path: str) -> list[FieldError]:
     return errors
 
 
-def _validate_rule_with_operations(rule: dict, path: str) -> list[FieldError]:
+def _validate_rule_with_operations(rule: dict[str, Any], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     operations = rule.get("operations") or []
     if not operations:
@@ -140,7 +142,7 @@ def _validate_rule_with_operations(rule: dict, path: str) -> list[FieldError]:
     return errors + _validate_rule(rule, path)
 
 
-def _validate_named_rule(rule: dict, path: str) -> list[FieldError]:
+def _validate_named_rule(rule: dict[str, Any], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     seen: set[str] = set()
     for position, name in enumerate(rule.get("resourceNames") or []):
@@ -152,7 +154,7 @@ def _validate_named_rule(rule: dict, path: str) -> list[FieldError]:
     return errors + _validate_rule_with_operations(rule, path)
 
 
-def validate_match_resources(match: dict | None, path: str) -> list[FieldError]:
+def validate_match_resources(match: dict[str, Any] | None, path: str) -> list[FieldError]:
     """validateMatchResources (policy matchConstraints and binding matchResources)."""
     if match is None:
         return []
@@ -173,7 +175,7 @@ def validate_match_resources(match: dict | None, path: str) -> list[FieldError]:
     return errors
 
 
-def validate_mutating_operations(match: dict | None, path: str) -> list[FieldError]:
+def validate_mutating_operations(match: dict[str, Any] | None, path: str) -> list[FieldError]:
     """MAP and MAPB: DELETE cannot be mutated (reported without an index, as Go does)."""
     errors = []
     for rule in (match or {}).get("resourceRules") or []:
@@ -200,7 +202,7 @@ def _parse_group_version(text: str) -> tuple[str, str] | str:
     return f"unexpected GroupVersion string: {text}"
 
 
-def validate_param_kind(param_kind: dict, path: str) -> list[FieldError]:
+def validate_param_kind(param_kind: dict[str, Any], path: str) -> list[FieldError]:
     """validateParamKind."""
     errors: list[FieldError] = []
     api_version = param_kind.get("apiVersion") or ""
@@ -239,7 +241,7 @@ def validate_param_kind(param_kind: dict, path: str) -> list[FieldError]:
     return errors
 
 
-def validate_param_ref(param_ref: dict | None, path: str) -> list[FieldError]:
+def validate_param_ref(param_ref: dict[str, Any] | None, path: str) -> list[FieldError]:
     """validateParamRef."""
     if param_ref is None:
         return []
@@ -308,7 +310,7 @@ def validate_failure_policy(policy: str | None, path: str) -> list[FieldError]:
 # ---------------------------------------------------------------- bindings
 
 
-def _validate_binding_common(spec: dict, path: str) -> list[FieldError]:
+def _validate_binding_common(spec: dict[str, Any], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     policy_name = spec.get("policyName", "")
     if not policy_name:
@@ -325,7 +327,7 @@ def _validate_binding_common(spec: dict, path: str) -> list[FieldError]:
     return errors
 
 
-def validate_vap_binding_spec(spec: dict, path: str) -> list[FieldError]:
+def validate_vap_binding_spec(spec: dict[str, Any], path: str) -> list[FieldError]:
     """validateValidatingAdmissionPolicyBindingSpec."""
     errors = _validate_binding_common(spec, path)
     errors.extend(
@@ -336,7 +338,7 @@ def validate_vap_binding_spec(spec: dict, path: str) -> list[FieldError]:
     return errors
 
 
-def validate_map_binding_spec(spec: dict, path: str) -> list[FieldError]:
+def validate_map_binding_spec(spec: dict[str, Any], path: str) -> list[FieldError]:
     """validateMutatingAdmissionPolicyBindingSpec."""
     errors = _validate_binding_common(spec, path)
     if spec.get("matchResources") is not None:

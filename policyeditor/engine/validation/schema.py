@@ -24,12 +24,12 @@ _API_VERSIONS = ("v1", "v1beta1", "v1alpha1")
 class Decoded:
     """What strict decoding produced: the Go-shaped value and the problems found."""
 
-    value: dict
+    value: dict[str, Any]
     type_errors: list[FieldError] = field(default_factory=list)
     unknown_fields: list[FieldError] = field(default_factory=list)
 
 
-def kind_schema(kind: str, api_version: str, k8s_version: str) -> tuple[dict, str] | None:
+def kind_schema(kind: str, api_version: str, k8s_version: str) -> tuple[dict[str, Any], str] | None:
     """The OpenAPI schema of a policy kind and the release whose definitions it refers to."""
     # The fields are identical across API versions, so a kind the release's schemas lack (a MAP
     # version not served yet) falls back to another API version or to the newest release.
@@ -44,7 +44,7 @@ def kind_schema(kind: str, api_version: str, k8s_version: str) -> tuple[dict, st
     return None
 
 
-def decode(doc: dict, kind: str, api_version: str, k8s_version: str) -> Decoded:
+def decode(doc: dict[str, Any], kind: str, api_version: str, k8s_version: str) -> Decoded:
     """Strictly decode `doc` (a policy kind) and return the Go-shaped copy plus any errors."""
     found = kind_schema(kind, api_version, k8s_version)
     result = Decoded(value={})
@@ -58,7 +58,7 @@ def decode(doc: dict, kind: str, api_version: str, k8s_version: str) -> Decoded:
     return result
 
 
-def _ref_type(raw: dict) -> str | None:
+def _ref_type(raw: dict[str, Any]) -> str | None:
     """'v1.MatchResources' for a `$ref` to io.k8s.api.admissionregistration.v1.MatchResources."""
     ref = raw.get("$ref") if isinstance(raw, dict) else None
     if not isinstance(ref, str):
@@ -74,11 +74,11 @@ class _Walker:
         self.k8s = k8s_version
         self.result = result
 
-    def resolve(self, raw: Any) -> dict:
+    def resolve(self, raw: Any) -> dict[str, Any]:
         """The schema with its `$ref` followed."""
         return schemas.resolve(raw, self.k8s) or {}
 
-    def go_type(self, raw: dict) -> str:
+    def go_type(self, raw: dict[str, Any]) -> str:
         """The Go type name the decoder reports for a schema."""
         named = _ref_type(raw)
         if named:
@@ -95,7 +95,8 @@ class _Walker:
                 self.go_type(additional) if isinstance(additional, dict) else "interface {}"
             )
         if "integer" in types:
-            return schema.get("format") if schema.get("format") in ("int32", "int64") else "int64"
+            fmt = schema.get("format")
+            return fmt if isinstance(fmt, str) and fmt in ("int32", "int64") else "int64"
         if "number" in types:
             return "float64"
         if "boolean" in types:
@@ -104,7 +105,9 @@ class _Walker:
             return "string"
         return "interface {}"
 
-    def mistyped(self, value: Any, raw: dict, path: str, go_path: str, struct: str) -> None:
+    def mistyped(
+        self, value: Any, raw: dict[str, Any], path: str, go_path: str, struct: str
+    ) -> None:
         """Record a value of the wrong JSON type."""
         kind = _json_kind(value)
         message = (
@@ -113,7 +116,7 @@ class _Walker:
         )
         self.result.type_errors.append(FieldError(path, message))
 
-    def value(self, value: Any, raw: dict, path: str, go_path: str, struct: str) -> Any:
+    def value(self, value: Any, raw: dict[str, Any], path: str, go_path: str, struct: str) -> Any:
         """Decode one value; returns _MISSING when it cannot be decoded."""
         schema = self.resolve(raw)
         if (
@@ -158,7 +161,13 @@ class _Walker:
         return self.scalar(value, schema, raw, path, go_path, struct)
 
     def scalar(
-        self, value: Any, schema: dict, raw: dict, path: str, go_path: str, struct: str
+        self,
+        value: Any,
+        schema: dict[str, Any],
+        raw: dict[str, Any],
+        path: str,
+        go_path: str,
+        struct: str,
     ) -> Any:
         """Decode a string, number or boolean."""
         types = schemas.schema_types(schema)
@@ -191,13 +200,15 @@ class _Walker:
             return _MISSING
         return value
 
-    def element(self, value: Any, raw: dict, path: str, go_path: str, struct: str) -> Any:
+    def element(self, value: Any, raw: dict[str, Any], path: str, go_path: str, struct: str) -> Any:
         """A list or map entry: null becomes the element type's zero value, as in Go."""
         if value is None:
             return self.zero(raw)
         return self.value(value, raw, path, go_path, struct)
 
-    def array(self, value: list, schema: dict, path: str, go_path: str, struct: str) -> list:
+    def array(
+        self, value: list[Any], schema: dict[str, Any], path: str, go_path: str, struct: str
+    ) -> list[Any]:
         """Decode a list element by element."""
         items = schema.get("items")
         if not isinstance(items, dict):
@@ -208,7 +219,9 @@ class _Walker:
             result.append(self.zero(items) if decoded is _MISSING else decoded)
         return result
 
-    def struct(self, value: dict, schema: dict, path: str, go_path: str, struct: str) -> dict:
+    def struct(
+        self, value: dict[str, Any], schema: dict[str, Any], path: str, go_path: str, struct: str
+    ) -> dict[str, Any]:
         """Decode a struct: unknown fields reported, nulls dropped."""
         schema = self.resolve(schema)
         properties = schema.get("properties") or {}
@@ -227,7 +240,7 @@ class _Walker:
                 result[key] = decoded
         return result
 
-    def zero(self, raw: dict) -> Any:
+    def zero(self, raw: dict[str, Any]) -> Any:
         """The Go zero value of a schema's type."""
         schema = self.resolve(raw)
         types = schemas.schema_types(schema)

@@ -32,7 +32,7 @@ def _plain(values: Any) -> list[str] | None:
     return sorted(values)
 
 
-def types_to_check(spec: dict, version: str) -> list[tuple[str, str, str]]:
+def types_to_check(spec: dict[str, Any], version: str) -> list[tuple[str, str, str]]:
     """(group, version, kind) of the built-in resources matchConstraints names, at most 10."""
     constraints = spec.get("matchConstraints")
     rules = constraints.get("resourceRules") if isinstance(constraints, dict) else None
@@ -59,7 +59,7 @@ def types_to_check(spec: dict, version: str) -> list[tuple[str, str, str]]:
     return found
 
 
-def _param_schema(spec: dict, version: str) -> dict | None:
+def _param_schema(spec: dict[str, Any], version: str) -> dict[str, Any] | None:
     param_kind = spec.get("paramKind")
     if not isinstance(param_kind, dict):
         return None
@@ -70,7 +70,7 @@ def _param_schema(spec: dict, version: str) -> dict | None:
     return schemas.schema_for(group, served, kind, version)
 
 
-def type_check_warnings(spec: dict, version: str, declarations: Any) -> list[FieldError]:
+def type_check_warnings(spec: dict[str, Any], version: str, declarations: Any) -> list[FieldError]:
     """expressionWarnings of a VAP spec, as the type-checking controller writes them."""
     kinds = types_to_check(spec, version)
     if not kinds:

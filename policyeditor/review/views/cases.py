@@ -22,6 +22,8 @@ def case_list(request: HttpRequest, pk: int) -> HttpResponse:
     """The draft's saved cases with their results on the latest revision."""
     draft = get_draft_for(request.user, pk)
     latest = workflow.latest_revision(draft)
+    if latest is None:  # editor.services.create_draft always stores revision 1
+        raise Http404("This draft has no revision.")
     saved = list(draft.saved_test_cases.all())
     report = testcases.report_for(draft, latest, baseline=workflow.approved_revision(draft))
     runs = {run.name: run for run in report.runs}
@@ -102,7 +104,7 @@ def bundle_import(request: HttpRequest) -> HttpResponse:
                 raise Http404("No such team")
         if upload is None:
             messages.error(request, "Choose a .zip bundle to import.")
-        elif upload.size > MAX_UPLOAD:
+        elif (upload.size or 0) > MAX_UPLOAD:
             messages.error(request, "The bundle is larger than 5 MiB.")
         else:
             try:

@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from policyeditor.core.requests import HtmxRequest
 from policyeditor.editor.access import get_draft_for
 from policyeditor.review import impact, impact_runs
 from policyeditor.review.models import ImpactRun
@@ -18,7 +19,7 @@ from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_rev
 def _upload_text(request: HttpRequest, file_field: str, text_field: str) -> bytes | str:
     upload = request.FILES.get(file_field)
     if upload is not None:
-        if upload.size > impact.MAX_DUMP_BYTES:
+        if (upload.size or 0) > impact.MAX_DUMP_BYTES:
             raise WorkflowError("The uploaded dump is too large.")
         return upload.read()
     return request.POST.get(text_field, "")
@@ -90,7 +91,7 @@ def impact_run(request: HttpRequest, pk: int, run_id: int) -> HttpResponse:
 
 
 @require_POST
-def impact_step(request: HttpRequest, pk: int, run_id: int) -> HttpResponse:
+def impact_step(request: HtmxRequest, pk: int, run_id: int) -> HttpResponse:
     """Evaluate the next chunk; htmx gets the progress bar back (or a refresh when done)."""
     run = impact_runs.step(_run_for(request, pk, run_id))
     if not request.htmx:

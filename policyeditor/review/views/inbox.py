@@ -7,13 +7,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from policyeditor.core.requests import AuthenticatedRequest
 from policyeditor.review import audit, workflow
 from policyeditor.review.models import Action, Notification
 from policyeditor.review.permissions import teams_of, visible_drafts
 
 
 @require_GET
-def inbox(request: HttpRequest) -> HttpResponse:
+def inbox(request: AuthenticatedRequest) -> HttpResponse:
     """The reviews page: what waits for me, what happened on my drafts, my teams' drafts."""
     user = request.user
     notifications = (
@@ -39,7 +40,7 @@ def inbox(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def mark_read(request: HttpRequest) -> HttpResponse:
+def mark_read(request: AuthenticatedRequest) -> HttpResponse:
     """Mark one notification (id=N) or all of them read."""
     notifications = Notification.objects.filter(user=request.user, read=False)
     if request.POST.get("id"):

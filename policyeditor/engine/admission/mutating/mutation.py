@@ -14,6 +14,7 @@ from policyeditor.engine.admission.mutating.patch.jsonpatch import (
     apply_patch,
 )
 from policyeditor.engine.admission.mutating.patch.typedobject import DecodeError, strict_decode
+from policyeditor.engine.jsontypes import list_at, object_at
 
 INTERNAL_PREFIX = "Internal error occurred: "
 _PATCH_FIELDS = ("op", "path", "from", "value")
@@ -32,7 +33,7 @@ def text_diff(before: Any, after: Any, *, label: str = "object") -> str:
     )
 
 
-def patch_ops(value: Any) -> list[dict]:
+def patch_ops(value: Any) -> list[dict[str, Any]]:
     """The JSONPatch list an expression returned, as plain operation dicts."""
     if not isinstance(value, list):
         raise JSONPatchError(f"expected a list of JSONPatch, got {type(value).__name__}")
@@ -52,7 +53,7 @@ def patch_ops(value: Any) -> list[dict]:
 _OBJECT_META = {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
 
 
-def crd_schema(resources: list[dict], obj: Any) -> dict | None:
+def crd_schema(resources: list[dict[str, Any]], obj: Any) -> dict[str, Any] | None:
     """The structural schema of a custom resource, from its CustomResourceDefinition."""
     # The API server's type converter knows metadata as ObjectMeta for every kind, so it is added
     # when the CRD schema leaves it open.
@@ -63,11 +64,11 @@ def crd_schema(resources: list[dict], obj: Any) -> dict | None:
     for crd in resources:
         if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":
             continue
-        spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
-        names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+        spec = object_at(crd, "spec")
+        names = object_at(spec, "names")
         if spec.get("group") != group or names.get("kind") != kind:
             continue
-        versions = spec.get("versions") if isinstance(spec.get("versions"), list) else []
+        versions = list_at(spec, "versions")
         for entry in versions:
             if not isinstance(entry, dict) or entry.get("name") != version:
                 continue
@@ -87,8 +88,12 @@ def crd_schema(resources: list[dict], obj: Any) -> dict | None:
 
 
 def apply_mutation(
-    kind: str, value: Any, current: dict, version: str, schema: dict | None = None
-) -> tuple[dict, str]:
+    kind: str,
+    value: Any,
+    current: dict[str, Any],
+    version: str,
+    schema: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], str]:
     """Apply one mutation's evaluated value to the current object: (new object, error text)."""
     # `schema` is a custom resource's schema (crd_schema); built-in kinds use their OpenAPI
     # schema.

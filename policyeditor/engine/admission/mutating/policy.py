@@ -49,8 +49,8 @@ KIND = "MutatingAdmissionPolicy"
 class Invocation:
     """One (policy, binding, param) to run, with its outcome records for each pass."""
 
-    policy: dict
-    binding: dict | None
+    policy: dict[str, Any]
+    binding: dict[str, Any] | None
     param: Any
     request: AdmissionRequest
     key: tuple[str, str, str]
@@ -69,7 +69,7 @@ def deny_text(policy: str, binding: str | None, message: str) -> str:
     return f'policy "{policy}" denied request: {message}'
 
 
-def _mutation_fields(mutation: dict) -> tuple[str, str]:
+def _mutation_fields(mutation: dict[str, Any]) -> tuple[str, str]:
     patch_type = str(mutation.get("patchType") or "")
     holder = (
         mutation.get("jsonPatch")
@@ -85,8 +85,8 @@ def _expected_type(patch_type: str) -> str:
 
 
 def run_invocation(
-    inv: Invocation, current: dict | None, ctx: EvalContext, pass_number: int
-) -> tuple[dict | None, PolicyOutcome]:
+    inv: Invocation, current: dict[str, Any] | None, ctx: EvalContext, pass_number: int
+) -> tuple[dict[str, Any] | None, PolicyOutcome]:
     """Run one invocation's match conditions and mutations; returns the new object and record."""
     spec = spec_of(inv.policy)
     failure_policy = str(spec.get("failurePolicy") or "Fail")
@@ -243,7 +243,7 @@ def _record_error(
 
 
 def _config_error(
-    policy: dict, binding: dict | None, message: str, binding_level: bool
+    policy: dict[str, Any], binding: dict[str, Any] | None, message: str, binding_level: bool
 ) -> PolicyOutcome:
     spec = spec_of(policy)
     outcome = PolicyOutcome(
@@ -259,7 +259,7 @@ def _config_error(
 
 
 def collect_invocations(
-    policies: list[tuple[dict, list[dict | None]]], ctx: EvalContext
+    policies: list[tuple[dict[str, Any], list[dict[str, Any] | None]]], ctx: EvalContext
 ) -> tuple[list[Invocation], list[PolicyOutcome]]:
     """Invocations in order, plus records for misses and configuration errors."""
     invocations: list[Invocation] = []
@@ -323,8 +323,8 @@ def collect_invocations(
 
 
 def evaluate_mutations(
-    policies: list[tuple[dict, list[dict | None]]], ctx: EvalContext
-) -> tuple[dict | None, list[PolicyOutcome]]:
+    policies: list[tuple[dict[str, Any], list[dict[str, Any] | None]]], ctx: EvalContext
+) -> tuple[dict[str, Any] | None, list[PolicyOutcome]]:
     """Run every MAP invocation (plus one reinvocation pass for IfNeeded); the final object."""
     invocations, records = collect_invocations(policies, ctx)
     if invocations and ctx.namespace_error:
@@ -361,7 +361,7 @@ class _Aborted(Exception):
 class _Dispatch:
     """The running state of mutating dispatch: object, records and reinvocation bookkeeping."""
 
-    current: dict | None
+    current: dict[str, Any] | None
     outcomes: list[PolicyOutcome]
     previous: set[tuple[str, str, str]] = field(default_factory=set)
     reinvoke: set[tuple[str, str, str]] = field(default_factory=set)

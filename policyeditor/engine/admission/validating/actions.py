@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from policyeditor.engine.admission.result import PolicyOutcome
+from policyeditor.engine.admission.result import AuditFailure, PolicyOutcome
 
 KIND = "ValidatingAdmissionPolicy"
 VALIDATION_FAILURE_KEY = "validation.policy.admission.k8s.io/validation_failure"
@@ -51,7 +51,9 @@ def config_error(outcome: PolicyOutcome, message: str, *, binding_level: bool) -
     outcome.message = full
 
 
-def apply_actions(outcome: PolicyOutcome, decisions: list[Decision], audits: list) -> None:
+def apply_actions(
+    outcome: PolicyOutcome, decisions: list[Decision], audits: list[tuple[str, str, str]]
+) -> None:
     """Fan Deny decisions out to the binding's validationActions; publish audit annotations."""
     had_error = any(d.evaluation == "error" for d in decisions)
     results: list[str] = []
@@ -129,7 +131,7 @@ def audit_annotations(outcomes: list[PolicyOutcome]) -> dict[str, str]:
     """The request's audit annotations: per-policy keys and the validation_failure array."""
     # Values of one key are de-duplicated and joined with ", "; at most 50 failures are kept.
     collected: dict[str, list[str]] = {}
-    failures: list[dict] = []
+    failures: list[AuditFailure] = []
     for outcome in outcomes:
         for key, value in outcome.annotations.items():
             values = collected.setdefault(key, [])

@@ -10,9 +10,15 @@ cached per arguments, so a step gets the very Compiled object it would have look
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from policyeditor.engine.admission import cel_bindings
-from policyeditor.engine.admission.common import as_list, compile_match_conditions, spec_of
+from policyeditor.engine.admission.common import (
+    PlanCache,
+    as_list,
+    compile_match_conditions,
+    spec_of,
+)
 
 
 @dataclass(frozen=True)
@@ -23,14 +29,14 @@ class ValidationPlan:
     # (name, expression, compiled) per matchCondition, in order.
     match_conditions: tuple[tuple[str, str, cel_bindings.Compiled], ...]
     variables: cel_bindings.VariableSet
-    validations: tuple[dict, ...]  # each validation, {} for a malformed entry
+    validations: tuple[dict[str, Any], ...]  # each validation, {} for a malformed entry
     texts: tuple[tuple[str, str], ...]  # (expression, messageExpression) per validation
     programs: tuple[tuple[cel_bindings.Compiled, cel_bindings.Compiled | None], ...]
     # (key, valueExpression, compiled) per audit annotation, in order.
     annotations: tuple[tuple[str, str, cel_bindings.Compiled], ...]
 
 
-def make_plan(policy: dict, version: str) -> ValidationPlan:
+def make_plan(policy: dict[str, Any], version: str) -> ValidationPlan:
     """The plan of one ValidatingAdmissionPolicy document for Kubernetes `version`."""
     spec = spec_of(policy)
     has_params = isinstance(spec.get("paramKind"), dict)
@@ -75,12 +81,14 @@ def make_plan(policy: dict, version: str) -> ValidationPlan:
     )
 
 
-def plan_for(policy: dict, version: str, plans: dict) -> ValidationPlan:
+def plan_for(policy: dict[str, Any], version: str, plans: PlanCache) -> ValidationPlan:
     """The plan of `policy`, made once per (document, version) in `plans`."""
     # Keyed by identity: `plans` lives no longer than the documents it was given with, and the
     # entry keeps its document, so an id is never another document's while the entry exists.
     key = (id(policy), version)
     entry = plans.get(key)
-    if entry is None or entry[0] is not policy:
-        entry = plans[key] = (policy, make_plan(policy, version))
-    return entry[1]
+    if entry is not None and entry[0] is policy and isinstance(entry[1], ValidationPlan):
+        return entry[1]
+    plan = make_plan(policy, version)
+    plans[key] = (policy, plan)
+    return plan

@@ -76,7 +76,7 @@ def _action_for(failure_policy: str) -> str:
     return "admit" if failure_policy == "Ignore" else "deny"
 
 
-def _pick_message(validation: dict, message_value: Any, message_ok: bool) -> str:
+def _pick_message(validation: dict[str, Any], message_value: Any, message_ok: bool) -> str:
     """The denial message: messageExpression, else message, else `failed expression: ...`."""
     if message_ok and isinstance(message_value, str):
         text = message_value.strip()
@@ -89,7 +89,7 @@ def _pick_message(validation: dict, message_value: Any, message_ok: bool) -> str
 
 
 def validate(
-    policy: dict,
+    policy: dict[str, Any],
     bindings: cel_bindings.Bindings,
     version: str,
     outcome: PolicyOutcome,
@@ -208,18 +208,18 @@ def validate(
                 step.status = "ok"
                 audits.append((key, "publish", truncate(text, MAX_AUDIT_VALUE_BYTES)))
         else:
-            message = (
+            unsupported = (
                 f"valueExpression '{expression}' resulted in unsupported return type: "
                 f"{_cel_type(value)}. Return type must be either string or null."
             )
-            step.status, step.error = "error", message
-            audits.append((key, "error", message))
+            step.status, step.error = "error", unsupported
+            audits.append((key, "error", unsupported))
     record_variables(outcome, variables, [first, second, third])
     return decisions, audits
 
 
 def evaluate_policy(
-    policy: dict, bindings: list[dict | None], ctx: EvalContext
+    policy: dict[str, Any], bindings: list[dict[str, Any] | None], ctx: EvalContext
 ) -> list[PolicyOutcome]:
     """All outcomes of one VAP for a request: one per (binding, param), or one for a miss."""
     spec = spec_of(policy)
@@ -255,8 +255,8 @@ def evaluate_policy(
 
 
 def _evaluate_binding(
-    policy: dict,
-    binding: dict | None,
+    policy: dict[str, Any],
+    binding: dict[str, Any] | None,
     request: AdmissionRequest,
     ctx: EvalContext,
     base: PolicyOutcome,

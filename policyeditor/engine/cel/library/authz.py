@@ -31,7 +31,7 @@ class AuthorizationDecision:
 class Authorizer(Protocol):
     """Anything that can answer an authorization check (Go authorizer.Authorizer)."""
 
-    def authorize(self, attributes: dict) -> AuthorizationDecision:
+    def authorize(self, attributes: dict[str, Any]) -> AuthorizationDecision:
         """Decide on Go AttributesRecord fields in camelCase (user, groups, verb, resource...)."""
         ...
 
@@ -40,9 +40,9 @@ class Authorizer(Protocol):
 class _Session:
     """One request's authorizer, principal and decision cache (Go's caching authorizer)."""
 
-    authorizer: Any
-    user: dict
-    cache: dict
+    authorizer: Authorizer
+    user: dict[str, Any]  # the principal's AttributesRecord fields (user, uid, groups, extra)
+    cache: dict[str, Any]  # the attributes' repr -> the kubernetes.authorization.Decision message
 
 
 _SESSIONS: OrderedDict[int, _Session] = OrderedDict()
@@ -51,7 +51,7 @@ _COUNTER = itertools.count(1)
 _LOCK = threading.Lock()
 
 
-def _user_of(request: dict) -> dict:
+def _user_of(request: dict[str, Any]) -> dict[str, Any]:
     info = request.get("userInfo") or {}
     return {
         "user": str(info.get("username") or ""),
@@ -61,7 +61,7 @@ def _user_of(request: dict) -> dict:
     }
 
 
-def bind_authorizer(authorizer: Authorizer, request: dict) -> tuple[Any, Any]:
+def bind_authorizer(authorizer: Authorizer, request: dict[str, Any]) -> tuple[Any, Any]:
     """The CEL values of `authorizer` and `authorizer.requestResource` for one request.
 
     `request` is the `request` variable (camelCase: userInfo, resource, subResource, namespace,
@@ -86,7 +86,7 @@ def bind_authorizer(authorizer: Authorizer, request: dict) -> tuple[Any, Any]:
     return value, request_resource
 
 
-def _principal(authorizer: Any) -> tuple[_Session, dict]:
+def _principal(authorizer: Any) -> tuple[_Session, dict[str, Any]]:
     session = _SESSIONS.get(authorizer.session)
     if session is None:
         raise LibraryError("no such attribute: authorizer")
@@ -102,7 +102,7 @@ def _principal(authorizer: Any) -> tuple[_Session, dict]:
     return session, session.user
 
 
-def _decide(authorizer: Any, attributes: dict) -> Any:
+def _decide(authorizer: Any, attributes: dict[str, Any]) -> Any:
     session, user = _principal(authorizer)
     record = {**user, **attributes}
     key = repr(sorted(record.items()))
@@ -210,7 +210,7 @@ def _zero(value: Any) -> bool:
     return value in (None, "", False, 0) or value == [] or value == {}
 
 
-def _comparable(attributes: dict) -> dict:
+def _comparable(attributes: dict[str, Any]) -> dict[str, Any]:
     """Attributes as the conformance vectors write them: user as {name, groups}, zeros dropped."""
     record = dict(attributes)
     user = record.pop("user", "")
@@ -228,9 +228,9 @@ def _comparable(attributes: dict) -> dict:
 class MockAuthorizer:
     """The conformance vectors' `{"$mock": ...}` authorizers, for tests and the CLI."""
 
-    spec: dict
+    spec: dict[str, Any]
 
-    def authorize(self, attributes: dict) -> AuthorizationDecision:
+    def authorize(self, attributes: dict[str, Any]) -> AuthorizationDecision:
         """allowIfAttributesEqual: Allow iff the check's attributes equal the given ones."""
         kind = self.spec.get("$mock")
         if kind == "allowIfAttributesEqual":
@@ -248,6 +248,6 @@ class MockAuthorizer:
         )
 
 
-def mock_authorizer(spec: dict) -> MockAuthorizer:
+def mock_authorizer(spec: dict[str, Any]) -> MockAuthorizer:
     """An Authorizer for a vector's `{"$mock": ...}` description."""
     return MockAuthorizer(spec)

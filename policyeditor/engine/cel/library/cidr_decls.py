@@ -5,7 +5,7 @@ from __future__ import annotations
 from policyeditor.engine.cel.library import netip
 from policyeditor.engine.cel.library.decls import Spec
 from policyeditor.engine.cel.library.ip_decls import addr_of, ip_message
-from policyeditor.engine.cel.library.types import CIDR, IP, CIDRMessage
+from policyeditor.engine.cel.library.types import CIDR, IP, CIDRFields, CIDRMessage, IPFields
 
 
 def cidr_message(prefix: netip.Prefix) -> object:
@@ -13,27 +13,27 @@ def cidr_message(prefix: netip.Prefix) -> object:
     return CIDRMessage(addr=str(prefix.addr), bits=prefix.bits)
 
 
-def prefix_of(message: object) -> netip.Prefix:
+def prefix_of(message: CIDRFields) -> netip.Prefix:
     """The prefix inside a CIDR value."""
-    return netip.Prefix(netip.parse_addr(message.addr), message.bits)  # type: ignore[attr-defined]
+    return netip.Prefix(netip.parse_addr(message.addr), message.bits)
 
 
 def _cidr(text: str) -> object:
     return cidr_message(netip.parse_cidr(text))
 
 
-def _contains_ip(cidr: object, ip: object) -> bool:
+def _contains_ip(cidr: CIDRFields, ip: IPFields | str) -> bool:
     addr = netip.parse_ip(ip) if isinstance(ip, str) else addr_of(ip)
     return prefix_of(cidr).contains(addr)
 
 
-def _contains_cidr(cidr: object, other: object) -> bool:
+def _contains_cidr(cidr: CIDRFields, other: CIDRFields | str) -> bool:
     inner = netip.parse_cidr(other) if isinstance(other, str) else prefix_of(other)
     outer = prefix_of(cidr)
     return outer.overlaps(inner) and outer.bits <= inner.bits
 
 
-def _cidr_string(message: object) -> str:
+def _cidr_string(message: CIDRFields) -> str:
     return str(prefix_of(message))
 
 

@@ -102,7 +102,8 @@ def traversal_cost(value: Any) -> int:
 def _address_size(value: Any) -> int:
     # cel.CIDR.Size() is its prefix in bytes, ceil(bits / 8); cel.IP.Size() its address bytes.
     if hasattr(value, "bits"):
-        return math.ceil(value.bits / 8)
+        bits: int = value.bits
+        return math.ceil(bits / 8)
     addr = getattr(value, "addr", "")
     return 16 if ":" in addr else 4
 

@@ -49,13 +49,13 @@ def _to_cel(value: Any) -> Any:
     # a dyn-typed result is not converted by cel-expr-python: durations and timestamps must be
     # handed back as their protobuf well-known types
     if isinstance(value, datetime.timedelta):
-        message = duration_pb2.Duration()
-        message.FromTimedelta(value)
-        return message
+        duration = duration_pb2.Duration()
+        duration.FromTimedelta(value)
+        return duration
     if isinstance(value, datetime.datetime):
-        message = timestamp_pb2.Timestamp()
-        message.FromDatetime(value)
-        return message
+        timestamp = timestamp_pb2.Timestamp()
+        timestamp.FromDatetime(value)
+        return timestamp
     return value
 
 

@@ -45,7 +45,12 @@ def _python_types(signature: str) -> tuple[type, ...] | None:
 
 
 def _dispatcher(candidates: list[Spec]) -> Callable[..., Any]:
-    table = [(tuple(_python_types(p) for p in spec.params), spec.impl) for spec in candidates]
+    # merge_slots passes only specs with an implementation.
+    table = [
+        (tuple(_python_types(p) for p in spec.params), spec.impl)
+        for spec in candidates
+        if spec.impl is not None
+    ]
 
     def dispatch(*args: Any) -> Any:
         for types, impl in table:

@@ -13,20 +13,22 @@ cel-core: before type checking, insert OPTIONAL_SUFFIX at every offset of
 
 from __future__ import annotations
 
+from typing import Any
+
 from policyeditor.engine.cel.library import formats
 from policyeditor.engine.cel.library.decls import Spec
-from policyeditor.engine.cel.library.types import FORMAT, FormatMessage
+from policyeditor.engine.cel.library.types import FORMAT, FormatFields, FormatMessage
 
 OPTIONAL_SUFFIX = '[?""]'
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
-def _named(name: str) -> dict:
+def _named(name: str) -> dict[str, Any]:
     return {"": FormatMessage(name=name)} if name in formats.FORMATS else {}
 
 
-def _validate(fmt: object, value: str) -> dict:
-    errors = formats.validate(fmt.name, value)  # type: ignore[attr-defined]
+def _validate(fmt: FormatFields, value: str) -> dict[str, Any]:
+    errors = formats.validate(fmt.name, value)
     return {"": errors} if errors else {}
 
 

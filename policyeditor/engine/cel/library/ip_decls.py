@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from policyeditor.engine.cel.library import netip
 from policyeditor.engine.cel.library.decls import Spec
-from policyeditor.engine.cel.library.types import IP, IPMessage
+from policyeditor.engine.cel.library.types import IP, IPFields, IPMessage
 
 
 def ip_message(addr: netip.Addr) -> object:
@@ -12,16 +14,16 @@ def ip_message(addr: netip.Addr) -> object:
     return IPMessage(addr=str(addr))
 
 
-def addr_of(message: object) -> netip.Addr:
+def addr_of(message: IPFields) -> netip.Addr:
     """The address inside an IP value."""
-    return netip.parse_addr(message.addr)  # type: ignore[attr-defined]
+    return netip.parse_addr(message.addr)
 
 
 def _ip(text: str) -> object:
     return ip_message(netip.parse_ip(text))
 
 
-def _method(read):  # type: ignore[no-untyped-def]
+def _method(read: Callable[[netip.Addr], object]) -> Callable[[IPFields], object]:
     return lambda message: read(addr_of(message))
 
 

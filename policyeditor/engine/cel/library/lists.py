@@ -46,10 +46,10 @@ def _add(left: Any, right: Any) -> Any:
     if isinstance(left, bool) or isinstance(right, bool):
         raise TypeError("no such overload")
     if isinstance(left, int) and isinstance(right, int):
-        result = left + right
-        if not INT64_MIN <= result <= INT64_MAX:
+        total = left + right
+        if not INT64_MIN <= total <= INT64_MAX:
             raise LibraryError("integer overflow")
-        return result
+        return total
     if isinstance(left, float) and isinstance(right, float):
         return left + right
     raise TypeError("no such overload")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from policyeditor.engine.cel.library import lists
 from policyeditor.engine.cel.library.decls import Spec
 from policyeditor.engine.cel.library.types import NEVER
@@ -35,7 +37,7 @@ def _typed(
     return specs
 
 
-def _sum(items: list) -> object:
+def _sum(items: list[Any]) -> object:
     return lists.list_sum(items, 0)
 
 

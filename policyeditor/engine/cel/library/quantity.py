@@ -170,7 +170,7 @@ def parse_quantity(text: str) -> Quantity:
     amount = amount * (Fraction(10) ** exponent if base == 10 else Fraction(2) ** exponent)
     amount = _round_up_to_nano(amount)
     if fmt == "BinarySI" and abs(amount) > INT64_MAX:
-        amount = INT64_MAX if amount > 0 else -INT64_MAX
+        amount = Fraction(INT64_MAX if amount > 0 else -INT64_MAX)
     del positive, numerator, denominator  # parsed for Go's fast path; the value is the same
     return Quantity.from_fraction(amount)
 

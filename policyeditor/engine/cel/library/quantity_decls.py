@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from policyeditor.engine.cel.library import quantity as q
 from policyeditor.engine.cel.library.decls import Spec
-from policyeditor.engine.cel.library.types import QUANTITY, QuantityMessage
+from policyeditor.engine.cel.library.types import QUANTITY, QuantityFields, QuantityMessage
 
 
 def quantity_message(value: q.Quantity) -> object:
@@ -12,31 +12,31 @@ def quantity_message(value: q.Quantity) -> object:
     return QuantityMessage(mantissa=str(value.mantissa), exponent=value.exponent)
 
 
-def quantity_of(message: object) -> q.Quantity:
+def quantity_of(message: QuantityFields) -> q.Quantity:
     """The quantity inside a CEL value."""
-    return q.Quantity(int(message.mantissa or "0"), message.exponent)  # type: ignore[attr-defined]
+    return q.Quantity(int(message.mantissa or "0"), message.exponent)
 
 
 def _parse(text: str) -> object:
     return quantity_message(q.parse_quantity(text))
 
 
-def _operand(value: object) -> q.Quantity:
+def _operand(value: QuantityFields | int) -> q.Quantity:
     # an int operand is a plain decimal quantity (resource.NewQuantity(n, DecimalSI))
     if isinstance(value, int):
         return q.Quantity.of(value, 0)
     return quantity_of(value)
 
 
-def _add(left: object, right: object) -> object:
+def _add(left: QuantityFields, right: QuantityFields | int) -> object:
     return quantity_message(quantity_of(left).add(_operand(right)))
 
 
-def _sub(left: object, right: object) -> object:
+def _sub(left: QuantityFields, right: QuantityFields | int) -> object:
     return quantity_message(quantity_of(left).sub(_operand(right)))
 
 
-def _compare(left: object, right: object) -> int:
+def _compare(left: QuantityFields, right: QuantityFields) -> int:
     return quantity_of(left).compare(quantity_of(right))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # A parse failure is not a CEL error: the check carries the error text to the authorizer and no
 # requirements, as apiserver's authz library does (kubernetes/kubernetes
@@ -53,7 +54,7 @@ def _unescape(text: str) -> str:
     return "".join(out)
 
 
-def parse_field_selector(selector: str) -> tuple[list[dict], str]:
+def parse_field_selector(selector: str) -> tuple[list[dict[str, Any]], str]:
     """fields.ParseSelector: (requirements [{field, operator, value}], error text or '')."""
     requirements = []
     for part in _split_unescaped(selector, ","):
@@ -88,7 +89,9 @@ def _find_unescaped(text: str, token: str) -> int:
 
 
 def _split_top_level(selector: str) -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
     for char in selector:
         if char == "(":
             depth += 1
@@ -113,7 +116,7 @@ def _check_value(value: str) -> None:
         raise ValueError(f"invalid label value: {value!r}")
 
 
-def _label_requirement(part: str) -> dict:
+def _label_requirement(part: str) -> dict[str, Any]:
     text = part.strip()
     if text.startswith("!"):
         key = text[1:].strip()
@@ -145,7 +148,7 @@ def _label_requirement(part: str) -> dict:
     return {"key": text, "operator": "exists", "values": []}
 
 
-def parse_label_selector(selector: str) -> tuple[list[dict], str]:
+def parse_label_selector(selector: str) -> tuple[list[dict[str, Any]], str]:
     """labels.ParseToRequirements: (requirements [{key, operator, values}], error text or '')."""
     requirements = []
     for part in _split_top_level(selector):

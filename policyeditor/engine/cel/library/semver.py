@@ -52,8 +52,8 @@ class Version:
             if self.pre == other.pre:
                 return 0
             return 1 if not self.pre else -1
-        for a, b in zip(self.pre, other.pre, strict=False):
-            result = _compare_pre(a, b)
+        for mine, theirs in zip(self.pre, other.pre, strict=False):
+            result = _compare_pre(mine, theirs)
             if result:
                 return result
         if len(self.pre) == len(other.pre):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from policyeditor.engine.cel.library import semver
 from policyeditor.engine.cel.library.decls import Spec
-from policyeditor.engine.cel.library.types import SEMVER, SemverMessage
+from policyeditor.engine.cel.library.types import SEMVER, SemverFields, SemverMessage
 
 
 def semver_message(version: semver.Version) -> object:
@@ -14,18 +14,18 @@ def semver_message(version: semver.Version) -> object:
     )
 
 
-def version_of(message: object) -> semver.Version:
+def version_of(message: SemverFields) -> semver.Version:
     """The version inside a CEL value."""
-    pre_text: str = message.pre  # type: ignore[attr-defined]
+    pre_text = message.pre
     pre = tuple(int(p) if p.isdigit() else p for p in pre_text.split(".")) if pre_text else ()
-    return semver.Version(message.major, message.minor, message.patch, pre)  # type: ignore[attr-defined]
+    return semver.Version(message.major, message.minor, message.patch, pre)
 
 
 def _semver(text: str, normalize: bool = False) -> object:
     return semver_message(semver.parse_semver(text, normalize))
 
 
-def _compare(left: object, right: object) -> int:
+def _compare(left: SemverFields, right: SemverFields) -> int:
     return version_of(left).compare(version_of(right))
 
 

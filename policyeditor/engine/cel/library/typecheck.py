@@ -28,7 +28,8 @@ def _unifiable(left: Any, right: Any) -> bool:
         return _unifiable(left.map_type.key_type, right.map_type.key_type) and _unifiable(
             left.map_type.value_type, right.map_type.value_type
         )
-    return left == right
+    same: bool = left == right  # protobuf Type messages: field-wise equality
+    return same
 
 
 def generic_findings(checked: Any) -> list[tuple[int, str]]:

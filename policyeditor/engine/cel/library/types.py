@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from typing import Any, Protocol
+
+from google.protobuf import descriptor_pb2, message_factory
+from google.protobuf.descriptor_pool import DescriptorPool
 
 # cel-expr-python can only return library values as protobuf messages (an AbstractType return is
 # "Unimplemented type"), so every Kubernetes opaque type is a message. Fields hold the canonical
@@ -100,7 +103,7 @@ _FILES: tuple[tuple[str, str, dict[str, list[tuple[str, int, str]]]], ...] = (
     ),
 )
 
-_POOL = descriptor_pool.DescriptorPool()
+_POOL = DescriptorPool()
 
 
 def _add_files() -> None:
@@ -120,7 +123,7 @@ def _add_files() -> None:
 _add_files()
 
 
-def descriptor_pool() -> descriptor_pool.DescriptorPool:
+def descriptor_pool() -> DescriptorPool:
     """The one pool holding every library type; pass it as cel.NewEnv's first argument.
 
     cel-core may add its own files (typed `request`, `namespaceObject`, MAP `Object`) to it with
@@ -129,9 +132,54 @@ def descriptor_pool() -> descriptor_pool.DescriptorPool:
     return _POOL
 
 
-def message_class(full_name: str) -> type:
+def message_class(full_name: str) -> type[Any]:
     """The Python class of one library message type, e.g. message_class("net.IP")."""
+    # A google.protobuf Message subclass made at run time: its field attributes are unknown to a
+    # type checker, so its instances are Any (readers use the *Fields protocols below).
     return message_factory.GetMessageClass(_POOL.FindMessageTypeByName(full_name))
+
+
+# The fields the libraries read from their messages: the message classes are built at run time
+# from the descriptors above, so no type checker sees their attributes.
+class IPFields(Protocol):
+    """A net.IP message."""
+
+    addr: str
+
+
+class CIDRFields(Protocol):
+    """A net.CIDR message."""
+
+    addr: str
+    bits: int
+
+
+class QuantityFields(Protocol):
+    """A kubernetes.Quantity message: mantissa * 10**exponent."""
+
+    mantissa: str
+    exponent: int
+
+
+class SemverFields(Protocol):
+    """A kubernetes.Semver message."""
+
+    major: int
+    minor: int
+    patch: int
+    pre: str
+
+
+class URLFields(Protocol):
+    """A kubernetes.URL message."""
+
+    raw: str
+
+
+class FormatFields(Protocol):
+    """A kubernetes.NamedFormat message."""
+
+    name: str
 
 
 IPMessage = message_class(IP)

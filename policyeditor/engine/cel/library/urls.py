@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from policyeditor.engine.cel.library.errors import LibraryError
 
@@ -135,7 +136,7 @@ class URL:
     raw_query: str = ""
     fragment: bytes = b""
     has_user: bool = False
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def hostname(self) -> str:
         """Go URL.Hostname(): host without port, IPv6 without brackets."""

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from policyeditor.engine.cel.library import urls
 from policyeditor.engine.cel.library.decls import Spec
-from policyeditor.engine.cel.library.types import URL, URLMessage
+from policyeditor.engine.cel.library.types import URL, URLFields, URLMessage
 
 
 def make_url(text: str) -> object:
@@ -21,7 +21,7 @@ def _parsed(raw: str) -> urls.URL:
     return urls.parse(raw)
 
 
-def _getter(read: Callable[[urls.URL], object]) -> Callable[[object], object]:
+def _getter(read: Callable[[urls.URL], object]) -> Callable[[URLFields], object]:
     return lambda message: read(_parsed(message.raw))
 
 

@@ -22,7 +22,8 @@ def cel_equal(left: Any, right: Any) -> bool:
     if _is_number(left) and _is_number(right):
         if isinstance(left, float) and math.isnan(left):
             return False
-        return left == right
+        same: bool = left == right
+        return same
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left == right
     if isinstance(left, list) and isinstance(right, list):
@@ -45,7 +46,7 @@ def cel_equal(left: Any, right: Any) -> bool:
 _MISSING = object()
 
 
-def _find_key(mapping: dict, key: Any) -> Any:
+def _find_key(mapping: dict[str, Any], key: Any) -> Any:
     for candidate, value in mapping.items():
         if cel_equal(candidate, key):
             return value
@@ -83,5 +84,6 @@ def cel_less(left: Any, right: Any) -> bool:
     left, right = _plain_bytes(left), _plain_bytes(right)
     if kind == "string":
         # Go compares strings byte-wise (UTF-8); code-point order is the same except for surrogates
-        return left.encode("utf-8", "surrogatepass") < right.encode("utf-8", "surrogatepass")
+        less: bool = left.encode("utf-8", "surrogatepass") < right.encode("utf-8", "surrogatepass")
+        return less
     return bool(left < right)

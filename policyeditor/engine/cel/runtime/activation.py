@@ -8,12 +8,18 @@ from typing import Any, Protocol
 from policyeditor.engine.cel import library_bridge
 from policyeditor.engine.cel.runtime.values import namespace_value
 
+# Activation.engine_activation's cache: variant (2 * authorizer + match_condition) -> (the
+# values it was built from, the cel-expr-python Activation, which has no type information).
+EngineCache = dict[int, tuple[tuple[object, ...], Any]]
+
 
 class VariableSource(Protocol):
     """What an activation needs of composited variables (program.VariableResolver is one)."""
 
-    holders: dict[str, list]
-    engine_cache: dict
+    holders: dict[str, list[Any]]
+    engine_cache: EngineCache
+    # The activation the variables are evaluated in, set on the first evaluation that uses them.
+    activation: Activation | None
 
 
 @dataclass
@@ -22,7 +28,7 @@ class Activation:
 
     object: Any = None
     old_object: Any = None
-    request: dict | None = None
+    request: dict[str, Any] | None = None
     params: Any = None
     namespace_object: Any = None
     authorizer: Any = None
@@ -31,7 +37,7 @@ class Activation:
     # cel-expr-python activations per variant, reused by every program of this activation and
     # of the activations given the same dict (an evaluation's passes over one request): the
     # engine converts each value once, on first read, and keeps the conversion.
-    engine_cache: dict = field(default_factory=dict, repr=False, compare=False)
+    engine_cache: EngineCache = field(default_factory=dict, repr=False, compare=False)
 
     def data(
         self, names: frozenset[str], authorizer_value: Any = None, request_resource: Any = None

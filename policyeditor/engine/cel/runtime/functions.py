@@ -79,7 +79,7 @@ def _check_nested(value: Any, path: str) -> Any:
     return value
 
 
-def _object(name: str, fields: dict) -> dict:
+def _object(name: str, fields: dict[str, Any]) -> dict[str, Any]:
     checked = {key: _check_nested(value, f"{name}.{key}") for key, value in fields.items()}
     checked[TYPE_KEY] = name
     return checked
@@ -101,7 +101,7 @@ def _cel_type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def _jsonpatch(fields: dict) -> dict:
+def _jsonpatch(fields: dict[str, Any]) -> dict[str, Any]:
     for key, value in fields.items():
         if key not in _JSONPATCH_FIELDS:
             raise ValueError(f"unexpected JSONPatchType field: {key}")
@@ -121,7 +121,7 @@ def strip_markers(value: Any) -> Any:
     return value
 
 
-def _map_insert(accu: dict, key: Any, value: Any = None) -> dict:
+def _map_insert(accu: dict[str, Any], key: Any, value: Any = None) -> dict[str, Any]:
     # cel.@mapInsert(map, key, value) or cel.@mapInsert(map, otherMap) (transformMapEntry).
     result = dict(accu)
     if isinstance(key, dict) and value is None:
@@ -202,7 +202,7 @@ def _go_zero_time(moment: Any) -> Any:
     return moment
 
 
-def _format(fmt: str, args: list, server_minor: int) -> str:
+def _format(fmt: str, args: list[Any], server_minor: int) -> str:
     from policyeditor.engine.cel.strings_format import format_string
 
     return format_string(fmt, args, server_minor or None)

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from google.protobuf import (
     any_pb2,
     descriptor_pb2,
@@ -106,7 +108,8 @@ POOL.Add(descriptor_pb2.FileDescriptorProto.FromString(_SYNTAX))
 POOL.Add(descriptor_pb2.FileDescriptorProto.FromString(_CHECKED))
 
 
-def _cls(name: str):
+def _cls(name: str) -> type[Any]:
+    # Message classes made at run time from the descriptors: a type checker sees no fields.
     return message_factory.GetMessageClass(POOL.FindMessageTypeByName(name))
 
 
@@ -121,12 +124,12 @@ Reference = _cls("cel.expr.Reference")
 CHECKED_URL = "type.googleapis.com/cel.expr.CheckedExpr"
 
 
-def checked_from_bytes(serialized: bytes):
+def checked_from_bytes(serialized: bytes) -> Any:
     """Decode Expression.serialize() output (an Any holding a CheckedExpr)."""
     wrapper = any_pb2.Any.FromString(serialized)
     return CheckedExpr.FromString(wrapper.value)
 
 
-def checked_to_bytes(checked) -> bytes:
+def checked_to_bytes(checked: Any) -> bytes:
     """Encode a CheckedExpr the way Env.deserialize() expects it."""
     return any_pb2.Any(type_url=CHECKED_URL, value=checked.SerializeToString()).SerializeToString()

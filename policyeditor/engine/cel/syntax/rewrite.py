@@ -97,7 +97,9 @@ def _is_construction_name(name: str) -> bool:
     return name in ("Object", "JSONPatch") or name.startswith("Object.")
 
 
-def construction_rewrites(rewrite: Rewrite, parsed_expr, positions) -> list[str]:
+def construction_rewrites(
+    rewrite: Rewrite, parsed_expr: Any, positions: dict[int, int]
+) -> list[str]:
     """Rewrite every Object.../JSONPatch construction of a parsed AST; return problems found."""
     from policyeditor.engine.cel.syntax.walk import walk
 

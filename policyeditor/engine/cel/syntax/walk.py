@@ -63,9 +63,11 @@ def type_name(t: Any) -> str:
     if kind == "map_type":
         return f"map({type_name(t.map_type.key_type)}, {type_name(t.map_type.value_type)})"
     if kind == "message_type":
-        return t.message_type
+        message_type: str = t.message_type
+        return message_type
     if kind == "type_param":
-        return t.type_param
+        type_param: str = t.type_param
+        return type_param
     if kind == "type":
         return f"type({type_name(t.type)})"
     if kind == "abstract_type":

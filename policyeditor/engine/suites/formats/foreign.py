@@ -53,7 +53,7 @@ def foreign_format(doc: Any) -> str | None:
     return None
 
 
-def _legacy_kyverno_test(doc: dict) -> bool:
+def _legacy_kyverno_test(doc: dict[str, Any]) -> bool:
     # Kyverno's older test files: name, policies, resources and a `results` list whose entries
     # name a policy and a result (`status` in the oldest ones). kaptest has no `results`.
     results = doc.get("results")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.suites.files import (
     display,
     load_documents,
@@ -107,7 +108,7 @@ def load_kaptest(path: Path, *, default_version: str | None = None) -> list[Test
     return cases
 
 
-def _check_manifest(suite: str, spec: dict) -> None:
+def _check_manifest(suite: str, spec: dict[str, Any]) -> None:
     prefix = "invalid kaptest manifest"
     unknown = sorted(set(spec) - _TOP_FIELDS)
     if unknown:
@@ -140,8 +141,10 @@ def _check_manifest(suite: str, spec: dict) -> None:
             raise SuiteError(suite, f"{prefix}: {key}: expected a list of test suites")
 
 
-def _load_listed(base: Path, spec: dict, keys: tuple[str, ...], problems: list[str]) -> list[dict]:
-    docs: list[dict] = []
+def _load_listed(
+    base: Path, spec: dict[str, Any], keys: tuple[str, ...], problems: list[str]
+) -> list[dict[str, Any]]:
+    docs: list[dict[str, Any]] = []
     for key in keys:
         for index, relative in enumerate(spec.get(key) or []):
             try:
@@ -156,8 +159,8 @@ def _suite_cases(
     where: str,
     family: str,
     entry: Any,
-    documents: list[dict],
-    resources: list[dict],
+    documents: list[dict[str, Any]],
+    resources: list[dict[str, Any]],
     default_version: str | None,
 ) -> list[TestCase]:
     def new_case(name: str) -> TestCase:
@@ -218,7 +221,12 @@ def _suite_cases(
 
 
 def _fill_test(
-    case: TestCase, where: str, family: str, test: Any, policy: dict, resources: list[dict]
+    case: TestCase,
+    where: str,
+    family: str,
+    test: Any,
+    policy: dict[str, Any],
+    resources: list[dict[str, Any]],
 ) -> None:
     if not isinstance(test, dict):
         raise ValueError(f"{where}: expected a mapping")
@@ -252,7 +260,7 @@ def _fill_test(
     case.expect = _expectation(mapped, test, where, obj, resources)
 
 
-def _describe(policy: str, test: dict, expect: str) -> str:
+def _describe(policy: str, test: dict[str, Any], expect: object) -> str:
     """A readable case name like kaptest's summary line: `policy - (UPDATE) Kind:old -> new - DENY`."""
     obj, old = test.get("object"), test.get("oldObject")
     parts = [policy]
@@ -269,7 +277,7 @@ def _describe(policy: str, test: dict, expect: str) -> str:
     return " - ".join(parts)
 
 
-def _ref(ref: dict, *, kind: bool = True) -> str:
+def _ref(ref: dict[str, Any], *, kind: bool = True) -> str:
     name = str(ref.get("name", ""))
     if ref.get("namespace"):
         name = f"{ref['namespace']}/{name}"
@@ -277,8 +285,8 @@ def _ref(ref: dict, *, kind: bool = True) -> str:
 
 
 def _resolve(
-    ref: Any, where: str, resources: list[dict], *, kind: str | None = None
-) -> dict | None:
+    ref: Any, where: str, resources: list[dict[str, Any]], *, kind: str | None = None
+) -> dict[str, Any] | None:
     """The one resource a reference names; None when no reference is given."""
     if ref is None or ref == {}:
         return None
@@ -298,7 +306,7 @@ def _resolve(
     return found[0]
 
 
-def _matches(ref: dict, kind: str, resource: dict) -> bool:
+def _matches(ref: dict[str, Any], kind: str, resource: dict[str, Any]) -> bool:
     if resource.get("kind") != kind or name_of(resource) != str(ref.get("name")):
         return False
     if ref.get("namespace") and namespace_of(resource) != ref["namespace"]:
@@ -310,8 +318,8 @@ def _matches(ref: dict, kind: str, resource: dict) -> bool:
     return not (ref.get("group") is not None and ref.get("version") and ref["version"] != version)
 
 
-def _params(ref: Any, where: str, policy: dict, resources: list[dict]) -> Any:
-    spec = policy.get("spec") if isinstance(policy.get("spec"), dict) else {}
+def _params(ref: Any, where: str, policy: dict[str, Any], resources: list[dict[str, Any]]) -> Any:
+    spec = object_at(policy, "spec")
     param_kind = spec.get("paramKind")
     if not isinstance(param_kind, dict):
         return UNSET  # no paramKind: params is null
@@ -325,8 +333,11 @@ def _params(ref: Any, where: str, policy: dict, resources: list[dict]) -> Any:
 
 
 def _namespace(
-    obj: dict | None, old: dict | None, where: str, resources: list[dict]
-) -> dict | None:
+    obj: dict[str, Any] | None,
+    old: dict[str, Any] | None,
+    where: str,
+    resources: list[dict[str, Any]],
+) -> dict[str, Any] | None:
     names = {namespace_of(o) for o in (obj, old) if o is not None}
     if len(names) > 1:
         raise ValueError(f"{where}: namespace is different between object and oldObject")
@@ -341,7 +352,7 @@ def _namespace(
     return found[0]
 
 
-def _user_info(raw: Any, where: str) -> dict | None:
+def _user_info(raw: Any, where: str) -> dict[str, Any] | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
@@ -357,7 +368,11 @@ def _user_info(raw: Any, where: str) -> dict | None:
 
 
 def _expectation(
-    mapped: str, test: dict, where: str, obj: dict | None, resources: list[dict]
+    mapped: str,
+    test: dict[str, Any],
+    where: str,
+    obj: dict[str, Any] | None,
+    resources: list[dict[str, Any]],
 ) -> Expectation:
     expect = Expectation()
     if mapped == "mutate":

@@ -99,7 +99,7 @@ def is_kat_dir(path: Path) -> bool:
 def load_kat(directory: Path, *, default_version: str | None = None) -> list[TestCase]:
     """Every case of one kat directory; SuiteError when its policies cannot be read."""
     suite = display(directory)
-    docs: list[dict] = []
+    docs: list[dict[str, Any]] = []
     for path in sorted(p for p in directory.iterdir() if p.is_file() and is_policy_file(p)):
         docs.extend(load_documents(path, what="policy file"))
     documents, resources = split_documents(docs)

@@ -121,7 +121,7 @@ def load_policytest(path: Path, *, default_version: str | None = None) -> list[T
     return result
 
 
-def _check_header(suite: str, spec: dict) -> None:
+def _check_header(suite: str, spec: dict[str, Any]) -> None:
     if spec.get("kind") != KIND:
         raise SuiteError(
             suite, f'kind: Unsupported value: {spec.get("kind")!r}: supported values: "{KIND}"'
@@ -136,7 +136,9 @@ def _check_header(suite: str, spec: dict) -> None:
         raise SuiteError(suite, f'unknown field "{unknown[0]}"')
 
 
-def _load_files(suite: str, base: Path, spec: dict, key: str) -> tuple[list[dict], list[dict]]:
+def _load_files(
+    suite: str, base: Path, spec: dict[str, Any], key: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     paths = spec.get(key)
     if paths is None and key == "resources":
         return [], []
@@ -146,7 +148,7 @@ def _load_files(suite: str, base: Path, spec: dict, key: str) -> tuple[list[dict
         raise SuiteError(
             suite, f"{key}: Required value: a list of file paths relative to the suite"
         )
-    docs: list[dict] = []
+    docs: list[dict[str, Any]] = []
     for relative in paths:
         docs.extend(load_documents(base / relative, what=f"{key} file"))
     return split_documents(docs)
@@ -175,8 +177,8 @@ def _case(
     base: Path,
     index: int,
     raw: Any,
-    documents: list[dict],
-    resources: list[dict],
+    documents: list[dict[str, Any]],
+    resources: list[dict[str, Any]],
     version: str,
     defaulting: bool = True,
 ) -> TestCase:
@@ -202,7 +204,7 @@ def _case(
 
 
 def _fill_case(
-    case: TestCase, base: Path, where: str, raw: Any, documents: list[dict], version: str
+    case: TestCase, base: Path, where: str, raw: Any, documents: list[dict[str, Any]], version: str
 ) -> None:
     if not isinstance(raw, dict):
         raise ValueError(f"{where}: expected a mapping")
@@ -289,7 +291,13 @@ def _expectation(raw: Any, base: Path, where: str) -> Expectation:
 
 
 def _part(
-    raw: dict, base: Path, where: str, key: str, *, mapping: bool = False, unset: bool = False
+    raw: dict[str, Any],
+    base: Path,
+    where: str,
+    key: str,
+    *,
+    mapping: bool = False,
+    unset: bool = False,
 ) -> Any:
     """An inline value or the `<key>File` it is read from."""
     file_key = f"{key}File"
@@ -308,7 +316,7 @@ def _part(
     return value
 
 
-def _optional_str(raw: dict, key: str, where: str) -> str | None:
+def _optional_str(raw: dict[str, Any], key: str, where: str) -> str | None:
     value = raw.get(key)
     if value is not None and (not isinstance(value, str) or not value):
         raise ValueError(f"{where}.{key}: expected a non-empty string")

@@ -28,7 +28,7 @@ def _key_text(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def _element_path(schema: dict | None, item: Any, index: int) -> str:
+def _element_path(schema: dict[str, Any] | None, item: Any, index: int) -> str:
     """fieldpath.PathElement rendering: [name="x"], [="v"] for sets, [i] otherwise."""
     kind = schemas.list_type(schema)
     keys = schemas.list_map_keys(schema)
@@ -70,7 +70,7 @@ def _go_plain(value: Any) -> str:
     return str(value)
 
 
-def smd_scalar(schema: dict, types: set[str]) -> str:
+def smd_scalar(schema: dict[str, Any], types: set[str]) -> str:
     """The SMD scalar of a leaf schema: "numeric", "string", "boolean" or "untyped"."""
     # kubernetes/kube-openapi pkg/schemaconv/smd.go, convertPrimitive: integers and numbers are
     # numeric, strings are strings only with format "" or "byte" (date-time, int-or-string and
@@ -89,7 +89,7 @@ def smd_scalar(schema: dict, types: set[str]) -> str:
     return "untyped"
 
 
-def _type_error(path: str, schema: dict, value: Any) -> str | None:
+def _type_error(path: str, schema: dict[str, Any], value: Any) -> str | None:
     """The typed-conversion complaint for a value of the wrong JSON type, or None."""
     # sigs.k8s.io/structured-merge-diff typed/validate.go validateScalar and typed/helpers.go
     # deduceAtom; a schema without a type accepts any value (schemaconv: untyped scalar, list
@@ -152,7 +152,7 @@ def _json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def _preserves_unknown(schema: dict) -> bool:
+def _preserves_unknown(schema: dict[str, Any]) -> bool:
     return bool(schema.get("x-kubernetes-preserve-unknown-fields")) or (
         schemas.is_object_schema(schema)
         and "properties" not in schema
@@ -161,7 +161,7 @@ def _preserves_unknown(schema: dict) -> bool:
 
 
 def check_typed(
-    value: Any, schema: dict | None, path: str, version: str, errors: list[str]
+    value: Any, schema: dict[str, Any] | None, path: str, version: str, errors: list[str]
 ) -> None:
     """ObjectToTyped for a patch: unknown fields and wrong types, collected as SMD reports them."""
     if schema is None or value is None:
@@ -188,7 +188,7 @@ def check_typed(
             check_typed(item, element, path + _element_path(schema, item, index), version, errors)
 
 
-def atomic_paths(value: Any, schema: dict | None, path: str, version: str) -> list[str]:
+def atomic_paths(value: Any, schema: dict[str, Any] | None, path: str, version: str) -> list[str]:
     """Paths in an apply configuration that set atomic lists, maps or structs (findAtomics)."""
     # As smd.go does, an atomic value is reported and still descended into, list elements are
     # named by index ("[0]"), and only declared struct fields are followed.
@@ -213,7 +213,14 @@ def atomic_paths(value: Any, schema: dict | None, path: str, version: str) -> li
     return found
 
 
-def _list_key(item: Any, schema: dict, element: dict | None, path: str) -> Any:
+# A PathElement of sigs.k8s.io/structured-merge-diff fieldpath: ("value", the JSON of a set
+# item) or ("key", the (field, JSON value) pairs of a list-map item's keys).
+PathElement = tuple[str, str] | tuple[str, tuple[tuple[str, str], ...]]
+
+
+def _list_key(
+    item: Any, schema: dict[str, Any], element: dict[str, Any] | None, path: str
+) -> PathElement:
     """The PathElement identity of a list item: its key fields (map) or its value (set)."""
     if schemas.list_type(schema) == "set":
         return ("value", _key_text(item))
@@ -222,7 +229,7 @@ def _list_key(item: Any, schema: dict, element: dict | None, path: str) -> Any:
         raise ApplyError(
             f"{path}: associative list with keys may only contain maps, got {_json_type(item)}"
         )
-    parts = []
+    parts: list[tuple[str, str]] = []
     for key in keys:
         if key in item:
             parts.append((key, _key_text(item[key])))
@@ -237,10 +244,16 @@ def _list_key(item: Any, schema: dict, element: dict | None, path: str) -> Any:
     return ("key", tuple(parts))
 
 
-def _index(items: list, schema: dict, element: dict | None, path: str, allow_duplicates: bool):
+def _index(
+    items: list[Any],
+    schema: dict[str, Any],
+    element: dict[str, Any] | None,
+    path: str,
+    allow_duplicates: bool,
+) -> tuple[list[PathElement], dict[PathElement, Any]]:
     """indexListPathElements: the ordered identities and identity -> item (None when duplicated)."""
-    identities = []
-    observed: dict[Any, Any] = {}
+    identities: list[PathElement] = []
+    observed: dict[PathElement, Any] = {}
     for index, item in enumerate(items):
         identity = _list_key(item, schema, element, f"{path}{_element_path(schema, item, index)}")
         identities.append(identity)
@@ -255,15 +268,17 @@ def _index(items: list, schema: dict, element: dict | None, path: str, allow_dup
     return identities, observed
 
 
-def _merge_list(live: list, patch: list, schema: dict, version: str, path: str) -> list:
+def _merge_list(
+    live: list[Any], patch: list[Any], schema: dict[str, Any], version: str, path: str
+) -> list[Any]:
     """visitListItems of typed/merge.go: the ordering of merged list-map and set items."""
     element = schemas.items_schema(schema, version)
     lhs_ids, observed_lhs = _index(live, schema, element, path, True)
     rhs_ids, observed_rhs = _index(patch, schema, element, path, False)
     shared = [pe for pe in rhs_ids if pe in observed_lhs]
     next_shared = shared.pop(0) if shared else None
-    merged_rhs: set = set()
-    out: list = []
+    merged_rhs: set[Any] = set()
+    out: list[Any] = []
 
     def merge_item(lhs_item: Any, rhs_item: Any) -> Any:
         if lhs_item is None:
@@ -305,7 +320,9 @@ def _merge_list(live: list, patch: list, schema: dict, version: str, path: str) 
     return out
 
 
-def merge_values(live: Any, patch: Any, schema: dict | None, version: str, path: str = "") -> Any:
+def merge_values(
+    live: Any, patch: Any, schema: dict[str, Any] | None, version: str, path: str = ""
+) -> Any:
     """Merge `patch` over `live` keeping the patch's values (SMD ruleKeepRHS)."""
     if live is None or patch is None:
         return copy.deepcopy(patch if patch is not None else live)
@@ -325,8 +342,12 @@ def merge_values(live: Any, patch: Any, schema: dict | None, version: str, path:
 
 
 def apply_configuration(
-    live: dict, patch: Any, *, k8s_version: str = DEFAULT_VERSION, schema: dict | None = None
-) -> dict:
+    live: dict[str, Any],
+    patch: Any,
+    *,
+    k8s_version: str = DEFAULT_VERSION,
+    schema: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Apply an ApplyConfiguration (the `Object{...}` value) to the live object."""
     # Raises ApplyError with the Kubernetes wording ("error applying patch: ..."). `schema`
     # overrides the built-in schema of the live object's kind (e.g. for a CRD); without any schema
@@ -360,7 +381,7 @@ def apply_configuration(
                 "maps or structs: " + ", ".join(atomic)
             )
     try:
-        merged = merge_values(live, patch, schema, k8s_version)
+        merged: dict[str, Any] = merge_values(live, patch, schema, k8s_version)
     except ApplyError as exc:
         raise ApplyError(f"error applying patch: failed to merge patch: {exc}") from None
     if builtin and schema is not None:

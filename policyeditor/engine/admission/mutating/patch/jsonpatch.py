@@ -59,7 +59,7 @@ def _json_equal(a: Any, b: Any) -> bool:
 class _Container:
     """A dict or list being patched, with the library's get/set/add/remove rules."""
 
-    def __init__(self, target: dict | list) -> None:
+    def __init__(self, target: dict[str, Any] | list[Any]) -> None:
         self.target = target
 
     def get(self, key: str) -> Any:
@@ -138,7 +138,7 @@ def _find(doc: Any, path: str) -> tuple[_Container | None, str]:
     return _Container(current), decode_key(split[-1])
 
 
-def _string_field(op: dict, name: str, what: str) -> str:
+def _string_field(op: dict[str, Any], name: str, what: str) -> str:
     value = op.get(name)
     if not isinstance(value, str):
         raise JSONPatchError(f"{what} operation failed to decode {name}: {_MISSING_VALUE}")
@@ -149,7 +149,7 @@ def _wrap(message: str, exc: Exception) -> JSONPatchError:
     return JSONPatchError(f"{message}: {exc}")
 
 
-def _apply_one(doc: Any, op: dict) -> Any:
+def _apply_one(doc: Any, op: dict[str, Any]) -> Any:
     kind = op.get("op")
     kind = kind if isinstance(kind, str) else "unknown"
     value = copy.deepcopy(op.get("value"))
@@ -266,7 +266,7 @@ def _apply_one(doc: Any, op: dict) -> Any:
     raise JSONPatchError(f"Unexpected kind: {kind}")
 
 
-def apply_patch(document: Any, operations: list[dict]) -> Any:
+def apply_patch(document: Any, operations: list[dict[str, Any]]) -> Any:
     """Apply operations in order to a copy of `document`; raises JSONPatchError on failure."""
     if not isinstance(operations, list):
         raise JSONPatchError("a JSON patch must be a list of operations")
@@ -278,14 +278,14 @@ def apply_patch(document: Any, operations: list[dict]) -> Any:
     return doc
 
 
-def diff_patch(before: Any, after: Any, path: str = "") -> list[dict]:
+def diff_patch(before: Any, after: Any, path: str = "") -> list[dict[str, Any]]:
     """A JSON Patch that turns `before` into `after` (maps member-wise, lists whole or per item)."""
     if before is after:
         return []  # the usual case (nothing mutated): no need to compare the whole object
     if _json_equal(before, after) and type(before) is type(after):
         return []
     if isinstance(before, dict) and isinstance(after, dict):
-        ops: list[dict] = []
+        ops: list[dict[str, Any]] = []
         for key in before:
             if key not in after:
                 ops.append({"op": "remove", "path": f"{path}/{escape_key(str(key))}"})

@@ -121,7 +121,7 @@ def _ref_name(raw: Any) -> str:
     return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else ""
 
 
-def _walk(value: Any, schema: dict | None, raw: Any, version: str) -> Any:
+def _walk(value: Any, schema: dict[str, Any] | None, raw: Any, version: str) -> Any:
     name = _ref_name(raw)
     if name == QUANTITY:
         return None if value is None else canonical_quantity(value)
@@ -151,6 +151,8 @@ def _walk(value: Any, schema: dict | None, raw: Any, version: str) -> Any:
     return value
 
 
-def canonicalize(obj: Any, schema: dict | None, *, k8s_version: str = DEFAULT_VERSION) -> Any:
+def canonicalize(
+    obj: Any, schema: dict[str, Any] | None, *, k8s_version: str = DEFAULT_VERSION
+) -> Any:
     """`obj` with its Quantity fields canonical and IntOrString fields checked; QuantityError if not."""
     return _walk(obj, schema, None, k8s_version)

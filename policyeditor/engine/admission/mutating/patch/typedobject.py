@@ -36,7 +36,7 @@ def _json_kind(value: Any) -> str:
     return "value"
 
 
-def _fits(value: Any, schema: dict) -> bool:
+def _fits(value: Any, schema: dict[str, Any]) -> bool:
     types = schemas.schema_types(schema)
     if not types:
         return True
@@ -55,7 +55,7 @@ def _fits(value: Any, schema: dict) -> bool:
     return False
 
 
-def _ref_type(raw: dict | None) -> str | None:
+def _ref_type(raw: dict[str, Any] | None) -> str | None:
     """ "v1.PodSpec" for a schema that is a $ref to io.k8s.api.core.v1.PodSpec."""
     ref = raw.get("$ref") if isinstance(raw, dict) else None
     if not isinstance(ref, str):
@@ -65,13 +65,13 @@ def _ref_type(raw: dict | None) -> str | None:
     return f"{parts[-2]}.{parts[-1]}" if len(parts) >= 2 else name
 
 
-def _go_type(schema: dict, raw: dict | None) -> str:
+def _go_type(schema: dict[str, Any], raw: dict[str, Any] | None) -> str:
     """The Go type json.Unmarshal names in a type error (approximated from the schema)."""
     named = _ref_type(raw)
     if named:
         return named
     fmt = schema.get("format")
-    if fmt in ("int32", "int64", "double", "float"):
+    if isinstance(fmt, str) and fmt in ("int32", "int64", "double", "float"):
         return {"double": "float64", "float": "float32"}.get(fmt, fmt)
     types = schemas.schema_types(schema)
     if "array" in types:
@@ -87,12 +87,12 @@ def _go_type(schema: dict, raw: dict | None) -> str:
 
 def _decode(
     value: Any,
-    schema: dict | None,
+    schema: dict[str, Any] | None,
     path: str,
     version: str,
     unknown: list[str],
     struct: str,
-    raw: dict | None = None,
+    raw: dict[str, Any] | None = None,
 ) -> Any:
     if schema is None:
         return value
