@@ -33,7 +33,8 @@ def bob_viewer(bob, replica_draft):
 
     if access._review_permissions() is None:
         pytest.skip("team roles come from the review app")
-    from policyeditor.review.models import DraftWorkflow, Membership, Team
+    from policyeditor.review.models import DraftWorkflow
+    from policyeditor.teams.models import Membership, Team
 
     team = Team.objects.create(name="platform")
     Membership.objects.create(team=team, user=replica_draft.owner, role="admin")
