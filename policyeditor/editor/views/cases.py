@@ -6,11 +6,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
-from policyeditor.editor import cases
+from policyeditor.editor import cases, extensions
 from policyeditor.editor.access import can_edit, get_draft_for
 from policyeditor.editor.formdata import parse_post
 from policyeditor.editor.views.editing import posted_version
 from policyeditor.editor.views.trying import evaluate_form, try_inputs
+from policyeditor.teams.errors import WorkflowError
 
 
 def _render(request: HttpRequest, draft, outcome: cases.TestsOutcome, **extra) -> HttpResponse:
@@ -58,14 +59,14 @@ def draft_test_save(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _save(request: HttpRequest, draft, inputs, result: dict) -> tuple[str, str]:
     """Store the case; (problem, status message)."""
-    from policyeditor.review import testcases
-    from policyeditor.review.workflow import WorkflowError
-
+    testcases = extensions.saved_cases()
+    if testcases is None:
+        return "Not saved: saved test cases need the review app.", ""
     try:
         case = cases.case_from_try(
             request.POST.get("case_name", ""), inputs, result, mutating=draft.kind == "MAP"
         )
-        saved = testcases.save_case(request.user, draft, case)
+        saved = testcases.save(request.user, draft, case)
     except (ValueError, WorkflowError) as exc:
         return f"Not saved: {exc}", ""
     expected = case["expect"]["result"]
