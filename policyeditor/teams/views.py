@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.teams import services
 from policyeditor.teams.errors import NotAllowed, WorkflowError
 from policyeditor.teams.models import Role, Team
@@ -21,7 +22,7 @@ from policyeditor.teams.roles import can_manage, teams_of
 
 
 def forbidden(
-    request: HttpRequest, message: str, *, back: str = "", label: str = ""
+    request: HtmxHttpRequest, message: str, *, back: str = "", label: str = ""
 ) -> HttpResponse:
     """A 403 page that says why, with a link back to `back` when given."""
     context = {"message": message, "back_url": back, "back_label": label or "Back"}
@@ -29,7 +30,7 @@ def forbidden(
 
 
 def perform(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     action: Callable[[], object],
     *,
     success: str,
@@ -59,14 +60,14 @@ def _team_for(user, pk: int) -> Team:
     return get_object_or_404(teams_of(user), pk=pk)
 
 
-def _url(request: HttpRequest, name: str, team: Team) -> str:
+def _url(request: HtmxHttpRequest, name: str, team: Team) -> str:
     namespace = request.resolver_match.namespace if request.resolver_match else ""
     return reverse(f"{namespace}:{name}" if namespace else name, args=[team.pk])
 
 
 @require_GET
 def team_detail(
-    request: HttpRequest, pk: int, template_name: str = "teams/team.html"
+    request: HtmxHttpRequest, pk: int, template_name: str = "teams/team.html"
 ) -> HttpResponse:
     """A team's members and rules (`template_name`: the page of the app that mounts the view)."""
     team = _team_for(request.user, pk)
@@ -82,7 +83,7 @@ def team_detail(
 
 
 @require_POST
-def team_member(request: HttpRequest, pk: int) -> HttpResponse:
+def team_member(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Add a member or change a role (action=add), or remove one (action=remove)."""
     team = _team_for(request.user, pk)
     back = _url(request, "team", team)
@@ -108,7 +109,7 @@ def team_member(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def team_rules(request: HttpRequest, pk: int) -> HttpResponse:
+def team_rules(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Change the number of approvals a review needs."""
     team = _team_for(request.user, pk)
     count = request.POST.get("required_approvals", "")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.urls import reverse
 
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.teams import views as team_views
@@ -22,13 +23,13 @@ def draft_and_revision(user, pk, number) -> tuple[Draft, Revision]:
 
 
 def perform(
-    request: HttpRequest, action: Callable[[], object], *, success: str, back: str
+    request: HtmxHttpRequest, action: Callable[[], object], *, success: str, back: str
 ) -> HttpResponse:
     """Run a workflow action; its refusal becomes a message (403 for a role problem) and redirect."""
     return team_views.perform(request, action, success=success, back=back, refused=forbidden)
 
 
-def forbidden(request: HttpRequest, message: str) -> HttpResponse:
+def forbidden(request: HtmxHttpRequest, message: str) -> HttpResponse:
     """A 403 page that says why."""
     return team_views.forbidden(
         request, message, back=reverse("review:inbox"), label="Back to reviews"

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.review import audit, workflow
 from policyeditor.review.models import Action, Notification
 from policyeditor.review.permissions import teams_of, visible_drafts
 
 
 @require_GET
-def inbox(request: HttpRequest) -> HttpResponse:
+def inbox(request: HtmxHttpRequest) -> HttpResponse:
     """The reviews page: what waits for me, what happened on my drafts, my teams' drafts."""
     user = request.user
     notifications = (
@@ -39,7 +40,7 @@ def inbox(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def mark_read(request: HttpRequest) -> HttpResponse:
+def mark_read(request: HtmxHttpRequest) -> HttpResponse:
     """Mark one notification (id=N) or all of them read."""
     notifications = Notification.objects.filter(user=request.user, read=False)
     if request.POST.get("id"):
@@ -49,7 +50,7 @@ def mark_read(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def activity(request: HttpRequest) -> HttpResponse:
+def activity(request: HtmxHttpRequest) -> HttpResponse:
     """The audit log the user may read, filterable by team, draft and action."""
     teams = teams_of(request.user)
     team = teams.filter(pk=_int(request.GET.get("team", ""))).first()
