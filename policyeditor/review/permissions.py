@@ -7,18 +7,7 @@ from django.db.models import F, Q, QuerySet
 from policyeditor.editor.models import Draft
 from policyeditor.review.models import DraftWorkflow
 from policyeditor.teams.models import Membership, Role, Team
-from policyeditor.teams.roles import (
-    can_manage,
-    has_role,
-    is_signed_in,
-    ranks_at_least,
-    role_in,
-    team_members,
-    teams_of,
-)
-
-# Team roles are the teams app's; they are re-exported here because every review rule uses them.
-__all__ = ["can_manage", "has_role", "role_in", "team_members", "teams_of"]
+from policyeditor.teams.roles import is_signed_in, ranks_at_least, role_in
 
 
 def team_of(draft: Draft) -> Team | None:

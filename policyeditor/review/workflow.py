@@ -15,13 +15,12 @@ from policyeditor.editor.models import Draft, Revision, Status
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import audit
 from policyeditor.review.models import Action, Decision, DraftWorkflow, Review, ShareLink
-from policyeditor.review.permissions import can_edit, can_review, can_view, has_role
+from policyeditor.review.permissions import can_edit, can_review, can_view
 
 # The refusals are the teams app's, so team and review actions are caught alike.
 from policyeditor.teams.errors import NotAllowed, WorkflowError
 from policyeditor.teams.models import ROLE_RANK, Membership, Role, Team
-
-__all__ = ["NotAllowed", "WorkflowError"]
+from policyeditor.teams.roles import has_role
 
 
 def _locked(draft: Draft) -> Draft:

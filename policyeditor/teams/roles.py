@@ -39,10 +39,3 @@ def teams_of(user) -> QuerySet[Team]:
     if not is_signed_in(user):
         return Team.objects.none()
     return Team.objects.filter(memberships__user=user).distinct()
-
-
-def team_members(team: Team | None) -> QuerySet:
-    """Usernames of a team's members, for @mentions."""
-    if team is None:
-        return Membership.objects.none()
-    return Membership.objects.filter(team=team).select_related("user")

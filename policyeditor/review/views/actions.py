@@ -10,9 +10,9 @@ from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import get_draft_for
 from policyeditor.review import comments, workflow
 from policyeditor.review.models import Comment, ShareLink
-from policyeditor.review.permissions import teams_of
 from policyeditor.review.views.common import draft_and_revision, perform
 from policyeditor.review.views.revisions import revision_url
+from policyeditor.teams.roles import teams_of
 
 
 def _latest_url(draft) -> str:

@@ -14,6 +14,7 @@ from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import bundle, permissions, testcases, workflow
 from policyeditor.review.models import SavedTestCase
 from policyeditor.review.views.common import draft_and_revision, forbidden, perform
+from policyeditor.teams.roles import teams_of
 
 MAX_UPLOAD = 5 * 1024 * 1024
 
@@ -93,7 +94,7 @@ def bundle_export(request: HtmxHttpRequest, pk: int, number: int) -> HttpRespons
 @require_http_methods(["GET", "POST"])
 def bundle_import(request: HtmxHttpRequest) -> HttpResponse:
     """Upload a PolicyTest bundle zip to create a draft with its cases."""
-    teams = permissions.teams_of(request.user)
+    teams = teams_of(request.user)
     if request.method == "POST":
         upload = request.FILES.get("bundle")
         team = None

@@ -10,7 +10,8 @@ from django.views.decorators.http import require_GET, require_POST
 from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.review import audit, workflow
 from policyeditor.review.models import Action, Notification
-from policyeditor.review.permissions import teams_of, visible_drafts
+from policyeditor.review.permissions import visible_drafts
+from policyeditor.teams.roles import teams_of
 
 
 @require_GET

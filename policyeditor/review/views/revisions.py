@@ -20,6 +20,7 @@ from policyeditor.review.diffs import diff_revisions, document_label
 from policyeditor.review.models import Review, ShareLink
 from policyeditor.review.permissions import team_of
 from policyeditor.review.views.common import draft_and_revision, safe_filename
+from policyeditor.teams.roles import teams_of
 
 # The review page lists this many of the newest revisions (plus the one shown, the approved one
 # and the baseline); the history page has them all. Rendering every revision made the page's time
@@ -92,7 +93,7 @@ def revision_page(request: HtmxHttpRequest, pk: int, number: int) -> HttpRespons
         "revisions": recent,
         "older_revisions_hidden": older_hidden,
         "team": team_of(draft),
-        "teams": permissions.teams_of(user),
+        "teams": teams_of(user),
         "approved": approved,
         "is_latest": is_latest,
         "baseline": baseline,
