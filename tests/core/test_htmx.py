@@ -59,3 +59,10 @@ def test_the_draft_status_partial_shows_the_state_as_a_pill():
         {"status": "in_review", "label": "In review", "badge_id": "review-status"},
     )
     assert html == '<span class="pill status-in_review" id="review-status">In review</span>'
+
+
+def test_a_revisions_yaml_is_the_same_partial_without_the_panes_id_and_label():
+    html = render_to_string(
+        "editor/partials.html#yaml_preview", {"yaml": "a: 1", "testid": "revision-yaml"}
+    )
+    assert html == '<pre class="code" data-testid="revision-yaml">a: 1</pre>'
