@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "csp",
     "axes",
     "policyeditor.core",
+    "policyeditor.teams",
     "policyeditor.editor",
     "policyeditor.api",
     "policyeditor.review",

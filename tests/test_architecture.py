@@ -7,8 +7,6 @@ from collections import defaultdict
 from functools import cache
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[1] / "policyeditor"
 ENGINE = PACKAGE / "engine"
 # Lower apps never import higher ones: core <- teams <- editor <- review <- api.
@@ -124,9 +122,6 @@ def test_no_module_imports_a_private_name_of_another_module():
     assert offenders == []
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the editor still imports review; the app split removes this mark"
-)
 def test_django_apps_import_only_apps_below_them():
     offenders = []
     for module, targets in _edges().items():
@@ -166,9 +161,6 @@ def _imports_in(body: list[ast.stmt]) -> list[str]:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the editor's review fallbacks; the app split removes this mark"
-)
 def test_no_import_failure_turns_a_part_off():
     # PyYAML's optional C loader may fall back to the pure-Python one; nothing else may.
     offenders = []

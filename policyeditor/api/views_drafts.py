@@ -24,8 +24,9 @@ from policyeditor.api.serializers_drafts import (
 from policyeditor.editor.access import get_draft_for, get_editable_draft_for, visible_drafts
 from policyeditor.editor.models import Draft, Kind
 from policyeditor.editor.services import Conflict, DraftInputError, create_draft, save_draft
-from policyeditor.review.models import Role
-from policyeditor.review.permissions import has_role, team_of
+from policyeditor.review.permissions import team_of
+from policyeditor.teams.models import Role
+from policyeditor.teams.roles import has_role
 
 WRITE_ERRORS = {
     400: problem("The documents or fields are not valid; detail says why."),

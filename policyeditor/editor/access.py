@@ -1,30 +1,23 @@
 """Who may see and save which draft: every view and API endpoint fetches drafts through here."""
 
-# Without teams a draft is its owner's (staff see everything). When the review app is installed
-# its team rules decide instead (team members see a team's drafts, authors and above save them);
-# it is imported lazily because the review app builds on this one, not the other way round.
+# Without teams a draft is its owner's (staff see everything). An app built on the editor may
+# register other rules (editor.extensions.DraftAccess); the review app's team rules decide then
+# (team members see a team's drafts, authors and above save them).
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
+from policyeditor.editor import extensions
 from policyeditor.editor.models import Draft, DraftQuerySet
-
-
-def _review_permissions():
-    """The review app's permission module, or None when it is not installed."""
-    try:
-        from policyeditor.review import permissions
-    except ImportError:
-        return None
-    return permissions
 
 
 def visible_drafts(user) -> DraftQuerySet:
     """Every draft `user` may see."""
-    permissions = _review_permissions()
-    if permissions is not None:
-        return permissions.visible_drafts(user)
+    rules = extensions.access()
+    if rules is not None:
+        return rules.visible_drafts(user)
     return Draft.objects.visible_to(user)
 
 
@@ -33,10 +26,10 @@ def get_draft_for(user, pk, *, documents: bool = True) -> Draft:
 
     `documents=False` is for views that never read the stored documents (live validation).
     """
-    permissions = _review_permissions()
+    rules = extensions.access()
     try:
-        if permissions is not None:
-            return permissions.visible_draft(user, int(pk), documents=documents)
+        if rules is not None:
+            return rules.visible_draft(user, int(pk), documents=documents)
         drafts = Draft.objects.visible_to(user).select_related("owner")
         return (drafts if documents else drafts.defer("documents")).get(pk=int(pk))
     except (Draft.DoesNotExist, ValueError, TypeError, OverflowError) as exc:
@@ -45,17 +38,15 @@ def get_draft_for(user, pk, *, documents: bool = True) -> Draft:
 
 def can_edit(user, draft: Draft) -> bool:
     """Whether `user` may save new revisions of a draft they can see."""
-    permissions = _review_permissions()
-    if permissions is not None:
+    rules = extensions.access()
+    if rules is not None:
         # Authors and above in the draft's team (the owner of a personal draft).
-        return permissions.can_edit(user, draft)
+        return rules.can_edit(user, draft)
     return draft.owner_id == user.pk
 
 
 def get_editable_draft_for(user, pk) -> Draft:
     """The draft `pk` if `user` may save it; Http404 if they cannot see it, 403 if read-only."""
-    from django.core.exceptions import PermissionDenied
-
     draft = get_draft_for(user, pk)
     if not can_edit(user, draft):
         raise PermissionDenied("Your role in this draft's team is read-only.")

@@ -1,7 +1,7 @@
 """The editor's Tests tab: the draft's saved test cases run against the unsaved form state."""
 
-# Saved cases belong to the review app (review.testcases), which builds on the editor; it is
-# imported lazily so the editor keeps working without it (the tab then says so).
+# Saved cases belong to the review app (review.testcases), which builds on the editor and
+# registers them in editor.extensions; without it the tab says they are not available.
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policyeditor.core.engine_gate import EngineLimit, deadline_for, run_engine
-from policyeditor.editor import live
+from policyeditor.editor import extensions, live
 from policyeditor.editor.case_runs import run_suite_files
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.engine.errors import InputError
@@ -54,31 +54,22 @@ class TestsOutcome:
         return f"Tests {self.passed}/{len(self.runs)}" if self.runs else "Tests"
 
 
-def _testcases():
-    try:
-        from policyeditor.review import testcases
-    except ImportError:
-        return None
-    return testcases
-
-
 def saved_cases(draft: Draft) -> list[Any]:
     """The draft's saved test cases (SavedTestCase rows), oldest first."""
-    if _testcases() is None:
-        return []
-    return list(draft.saved_test_cases.order_by("created", "pk"))
+    hooks = extensions.saved_cases()
+    return [] if hooks is None else hooks.saved(draft)
 
 
 def run_current(draft: Draft, documents: list[dict], version: str) -> TestsOutcome:
     """Run the saved cases against `documents` (the form as it is now) in the isolation pool."""
-    testcases = _testcases()
+    testcases = extensions.saved_cases()
     if testcases is None:
         return TestsOutcome(available=False, problem="Saved test cases need the review app.")
     saved = saved_cases(draft)
     if not saved:
         return TestsOutcome()
     cases = [row.case for row in saved]
-    summaries = {row.name: testcases.case_summary(row.case) for row in saved}
+    summaries = {row.name: testcases.summary(row.case) for row in saved}
     # An unsaved revision: the bundle is written exactly as for a saved one.
     current = Revision(draft=draft, documents=documents, kubernetes_version=version)
     try:

@@ -1,29 +1,21 @@
 """What the editor shows and does about a draft's review: state badge, approved mark, exports."""
 
-# The review app builds on the editor, so it is imported lazily: without it the editor page simply
-# shows no review controls and exports the latest revision.
+# The review app builds on the editor and registers its hooks in editor.extensions: without it
+# the editor page simply shows no review controls and exports the latest revision.
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from django.urls import NoReverseMatch, reverse
+from django.urls import NoReverseMatch
 
+from policyeditor.editor import extensions
 from policyeditor.editor.models import Draft, Revision
 
 
 class ExportError(Exception):
     """The asked-for revision cannot be exported; the message says why."""
-
-
-def _review():
-    """The review app's workflow and permissions modules, or None when it is not installed."""
-    try:
-        from policyeditor.review import audit, permissions, workflow
-    except ImportError:
-        return None
-    return workflow, permissions, audit
 
 
 @dataclass
@@ -33,6 +25,8 @@ class ReviewState:
     review_url: str
     status: str
     status_label: str
+    # The page of the draft's saved test cases (linked from the Tests tab).
+    cases_url: str = ""
     team: Any = None
     approved_number: int | None = None
     latest_number: int = 0
@@ -60,20 +54,21 @@ class ReviewState:
 
 def review_state(draft: Draft) -> ReviewState | None:
     """The draft's review state for the editor page, or None without the review app."""
-    modules = _review()
-    if modules is None:
+    hooks = extensions.review()
+    if hooks is None:
         return None
-    workflow, permissions, _ = modules
     try:
-        review_url = reverse("review:draft", args=[draft.pk])
+        review_url = hooks.review_url(draft)
+        cases_url = hooks.cases_url(draft)
     except NoReverseMatch:
         return None
-    approved = workflow.approved_revision(draft)
+    approved = hooks.approved_revision(draft)
     return ReviewState(
         review_url=review_url,
         status=draft.status,
         status_label=draft.get_status_display(),
-        team=permissions.team_of(draft),
+        cases_url=cases_url,
+        team=hooks.team_of(draft),
         approved_number=approved.number if approved is not None else None,
         latest_number=draft.revision,
     )
@@ -85,8 +80,8 @@ def export_revision_for(draft: Draft, which: str) -> Revision | None:
     if which in ("", "latest"):
         return None
     if which == "approved":
-        modules = _review()
-        approved = modules[0].approved_revision(draft) if modules else None
+        hooks = extensions.review()
+        approved = hooks.approved_revision(draft) if hooks is not None else None
         if approved is None:
             raise ExportError("No revision of this draft has been approved yet.")
         return approved
@@ -100,16 +95,6 @@ def export_revision_for(draft: Draft, which: str) -> Revision | None:
 
 def record_export(user, draft: Draft, number: int, *, part: str, approved: bool) -> None:
     """Append an `exported` event to the audit log (a no-op without the review app)."""
-    modules = _review()
-    if modules is None:
-        return
-    _, _, audit = modules
-    from policyeditor.review.models import Action
-
-    audit.record(
-        Action.EXPORTED,
-        actor=user,
-        draft=draft,
-        revision_number=number,
-        detail={"approved": approved, "part": part},
-    )
+    hooks = extensions.review()
+    if hooks is not None:
+        hooks.record_export(user, draft, number, part=part, approved=approved)

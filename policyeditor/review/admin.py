@@ -1,4 +1,4 @@
-"""Admin pages to manage teams and members; audit events are read-only."""
+"""Admin pages of review data; audit events are read-only."""
 
 from django.contrib import admin
 
@@ -6,40 +6,10 @@ from policyeditor.review.models import (
     AuditEvent,
     Comment,
     DraftWorkflow,
-    Membership,
     Review,
     SavedTestCase,
     ShareLink,
-    Team,
 )
-
-
-class MembershipInline(admin.TabularInline):
-    """Members of a team with their roles, edited on the team's page."""
-
-    model = Membership
-    extra = 1
-    autocomplete_fields = ["user"]
-
-
-@admin.register(Team)
-class TeamAdmin(admin.ModelAdmin):
-    """Teams with their members and approval rule."""
-
-    list_display = ["name", "required_approvals", "created"]
-    search_fields = ["name"]
-    exclude = ["group"]
-    inlines = [MembershipInline]
-
-
-@admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
-    """Every membership, filterable by team and role."""
-
-    list_display = ["user", "team", "role"]
-    list_filter = ["team", "role"]
-    search_fields = ["user__username", "team__name"]
-    autocomplete_fields = ["user"]
 
 
 @admin.register(DraftWorkflow)

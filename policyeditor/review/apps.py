@@ -12,4 +12,9 @@ class ReviewConfig(AppConfig):
 
     def ready(self) -> None:
         # Signals record edits made through the editor's services in the audit log.
+        from policyeditor.editor import extensions
         from policyeditor.review import signals  # noqa: F401
+        from policyeditor.review.editor_hooks import EXTENSION
+
+        # The editor shows team access, review state and saved test cases through these hooks.
+        extensions.register(EXTENSION)

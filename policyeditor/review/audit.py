@@ -8,8 +8,9 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from policyeditor.editor.models import Draft
-from policyeditor.review.models import AuditEvent, DraftWorkflow, Notification, Team
-from policyeditor.review.permissions import teams_of
+from policyeditor.review.models import AuditEvent, DraftWorkflow, Notification
+from policyeditor.teams.models import Team
+from policyeditor.teams.roles import teams_of
 
 
 def _team(draft: Draft | None) -> Team | None:

@@ -19,9 +19,11 @@ from policyeditor.editor.services import DraftInputError, create_draft
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.loading import MAX_BYTES, load_documents
 from policyeditor.review import audit, testcases
-from policyeditor.review.models import Action, SavedTestCase, Team
-from policyeditor.review.permissions import can_view, has_role
+from policyeditor.review.models import Action, SavedTestCase
+from policyeditor.review.permissions import can_view
 from policyeditor.review.workflow import NotAllowed, WorkflowError, assign_team
+from policyeditor.teams.models import Team
+from policyeditor.teams.roles import has_role
 
 MAX_FILES = 200
 MAX_TOTAL = 4 * MAX_BYTES  # all members together, uncompressed

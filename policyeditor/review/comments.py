@@ -14,9 +14,10 @@ from policyeditor.editor.models import Draft, Revision
 from policyeditor.review import audit
 from policyeditor.review.diffs import document_label
 from policyeditor.review.markdown import mentioned_usernames
-from policyeditor.review.models import Action, Comment, Membership
+from policyeditor.review.models import Action, Comment
 from policyeditor.review.permissions import can_comment, can_edit, can_review, team_of
 from policyeditor.review.workflow import NotAllowed, WorkflowError
+from policyeditor.teams.models import Membership
 
 MAX_BODY = 10_000
 # `spec.validations[2].expression`, `metadata.labels.app.kubernetes.io/name`, ...

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Q
 
 from policyeditor.editor.models import Draft, DraftQuerySet
-from policyeditor.review.models import ROLE_RANK, DraftWorkflow, Membership, Role, Team
-
-
-def _authenticated(user) -> bool:
-    return bool(getattr(user, "is_authenticated", False)) and getattr(user, "is_active", True)
+from policyeditor.review.models import DraftWorkflow
+from policyeditor.teams.models import Membership, Role, Team
+from policyeditor.teams.roles import is_signed_in, ranks_at_least, role_in
 
 
 def team_of(draft: Draft) -> Team | None:
@@ -20,22 +18,9 @@ def team_of(draft: Draft) -> Team | None:
         return None
 
 
-def role_in(user, team: Team | None) -> str | None:
-    """The user's role in `team`, or None when not a member."""
-    if team is None or not _authenticated(user):
-        return None
-    return Membership.objects.filter(team=team, user=user).values_list("role", flat=True).first()
-
-
-def has_role(user, team: Team | None, role: str) -> bool:
-    """Whether the user holds `role` or a higher one in `team`."""
-    held = role_in(user, team)
-    return held is not None and ROLE_RANK[Role(held)] >= ROLE_RANK[Role(role)]
-
-
 def _draft_role(user, draft: Draft) -> str | None:
     """The user's effective role on a draft; the owner of a personal draft acts as its admin."""
-    if not _authenticated(user):
+    if not is_signed_in(user):
         return None
     team = team_of(draft)
     if team is None:
@@ -44,13 +29,12 @@ def _draft_role(user, draft: Draft) -> str | None:
 
 
 def _at_least(user, draft: Draft, role: str) -> bool:
-    held = _draft_role(user, draft)
-    return held is not None and ROLE_RANK[Role(held)] >= ROLE_RANK[Role(role)]
+    return ranks_at_least(_draft_role(user, draft), role)
 
 
 def can_view(user, draft: Draft) -> bool:
     """Read the draft, its revisions, diffs and comments: any team member (or the owner, or staff)."""
-    if not _authenticated(user):
+    if not is_signed_in(user):
         return False
     return bool(user.is_staff) or _draft_role(user, draft) is not None
 
@@ -77,14 +61,9 @@ def can_delete(user, draft: Draft) -> bool:
     return bool(user.is_staff) or draft.owner_id == user.pk or _at_least(user, draft, Role.ADMIN)
 
 
-def can_manage(user, team: Team) -> bool:
-    """Add and remove members, change the team's rules: team admins and staff."""
-    return _authenticated(user) and (bool(user.is_staff) or has_role(user, team, Role.ADMIN))
-
-
 def visible_drafts(user) -> DraftQuerySet:
     """Every draft `user` may view: personal drafts they own and drafts of their teams."""
-    if not _authenticated(user):
+    if not is_signed_in(user):
         return Draft.objects.none()
     if user.is_staff:
         return Draft.objects.all()
@@ -101,7 +80,7 @@ def visible_draft(user, pk: int, *, documents: bool = True) -> Draft:
     """
     # One simple query instead of visible_drafts' OR over a join and a subquery, whose building
     # alone cost more than the query on every draft URL (bench_live_validation.py).
-    if not _authenticated(user):
+    if not is_signed_in(user):
         raise Draft.DoesNotExist("No such draft")
     drafts = Draft.objects.select_related("owner").annotate(visible_team_id=F("workflow__team_id"))
     draft = (drafts if documents else drafts.defer("documents")).get(pk=pk)
@@ -113,17 +92,3 @@ def visible_draft(user, pk: int, *, documents: bool = True) -> Draft:
     if team_id is not None and Membership.objects.filter(user=user, team_id=team_id).exists():
         return draft
     raise Draft.DoesNotExist("No such draft")
-
-
-def teams_of(user) -> QuerySet[Team]:
-    """The teams the user belongs to."""
-    if not _authenticated(user):
-        return Team.objects.none()
-    return Team.objects.filter(memberships__user=user).distinct()
-
-
-def team_members(team: Team | None) -> QuerySet:
-    """Usernames of a team's members, for @mentions."""
-    if team is None:
-        return Membership.objects.none()
-    return Membership.objects.filter(team=team).select_related("user")

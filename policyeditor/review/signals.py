@@ -1,4 +1,4 @@
-"""Audit what the editor's services do (create, save, delete) without them knowing about review."""
+"""Audit what the editor's services and team management do, without them knowing about review."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django.dispatch import receiver
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.review import audit, workflow
 from policyeditor.review.models import Action
+from policyeditor.teams import signals as team_signals
 
 
 @receiver(post_save, sender=Draft, dispatch_uid="review_draft_created")
@@ -31,3 +32,34 @@ def draft_deleted(sender, instance: Draft, **kwargs) -> None:
     """Record a deletion; the event keeps the draft's id and name after the row is gone."""
     actor = getattr(instance, "_deleted_by", None)
     audit.record(Action.DELETED, actor=actor, draft=instance, revision_number=instance.revision)
+
+
+@receiver(team_signals.member_added, dispatch_uid="review_member_added")
+def member_added(sender, *, actor, team, member, role: str, **kwargs) -> None:
+    """Record a new member (or a changed role) and tell the member."""
+    audit.record(
+        Action.MEMBER_ADDED,
+        actor=actor,
+        team=team,
+        detail={"member": member.get_username(), "role": role},
+        notify=[member],
+    )
+
+
+@receiver(team_signals.member_removed, dispatch_uid="review_member_removed")
+def member_removed(sender, *, actor, team, member, **kwargs) -> None:
+    """Record a removed member."""
+    audit.record(
+        Action.MEMBER_REMOVED, actor=actor, team=team, detail={"member": member.get_username()}
+    )
+
+
+@receiver(team_signals.rules_changed, dispatch_uid="review_team_rules_changed")
+def rules_changed(sender, *, actor, team, **kwargs) -> None:
+    """Record a change of the team's approval rule."""
+    audit.record(
+        Action.TEAM_CHANGED,
+        actor=actor,
+        team=team,
+        detail={"required_approvals": team.required_approvals},
+    )

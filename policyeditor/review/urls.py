@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from policyeditor.review.views import actions, cases, impact, inbox, revisions, shares, teams
+from policyeditor.review.views import actions, cases, impact, inbox, revisions, shares
+from policyeditor.teams import views as teams
 
 app_name = "review"
 
@@ -11,7 +12,13 @@ urlpatterns = [
     path("notifications/read/", inbox.mark_read, name="mark_read"),
     path("activity/", inbox.activity, name="activity"),
     path("import/", cases.bundle_import, name="bundle_import"),
-    path("teams/<int:pk>/", teams.team_detail, name="team"),
+    # The teams app's pages, shown with the review app's page (team activity link, styles).
+    path(
+        "teams/<int:pk>/",
+        teams.team_detail,
+        {"template_name": "review/team.html"},
+        name="team",
+    ),
     path("teams/<int:pk>/members/", teams.team_member, name="team_member"),
     path("teams/<int:pk>/rules/", teams.team_rules, name="team_rules"),
     path("drafts/<int:pk>/", revisions.draft_review, name="draft"),

@@ -14,26 +14,13 @@ from django.utils import timezone
 from policyeditor.editor.models import Draft, Revision, Status
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import audit
-from policyeditor.review.models import (
-    ROLE_RANK,
-    Action,
-    Decision,
-    DraftWorkflow,
-    Membership,
-    Review,
-    Role,
-    ShareLink,
-    Team,
-)
-from policyeditor.review.permissions import can_edit, can_review, can_view, has_role
+from policyeditor.review.models import Action, Decision, DraftWorkflow, Review, ShareLink
+from policyeditor.review.permissions import can_edit, can_review, can_view
 
-
-class WorkflowError(Exception):
-    """A transition that is not possible in the draft's current state; the message says why."""
-
-
-class NotAllowed(WorkflowError):
-    """The user's role does not allow this action."""
+# The refusals are the teams app's, so team and review actions are caught alike.
+from policyeditor.teams.errors import NotAllowed, WorkflowError
+from policyeditor.teams.models import ROLE_RANK, Membership, Role, Team
+from policyeditor.teams.roles import has_role
 
 
 def _locked(draft: Draft) -> Draft:

@@ -85,7 +85,7 @@ def dave(make_user):
 @pytest.fixture
 def team(alice, bob, carol, dave):
     """team-a: alice author, bob reviewer, carol viewer, dave admin."""
-    from policyeditor.review.models import Membership, Role, Team
+    from policyeditor.teams.models import Membership, Role, Team
 
     team = Team.objects.create(name="team-a")
     for user, role in [

@@ -7,7 +7,7 @@ import pytest
 from policyeditor.editor.services import create_draft
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import workflow
-from policyeditor.review.models import Membership, Team
+from policyeditor.teams.models import Membership, Team
 from tests.review.conftest import policy
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -17,7 +17,8 @@ from policyeditor.editor.services import create_draft, save_draft
 from policyeditor.editor.starters import get_starter
 from policyeditor.review import workflow
 from policyeditor.review.comments import add_comment
-from policyeditor.review.models import AuditEvent, Comment, Membership, Review, Role, Team
+from policyeditor.review.models import AuditEvent, Comment, Review
+from policyeditor.teams.models import Membership, Role, Team
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -63,11 +64,26 @@ def test_the_backup_holds_every_kind_of_row(instance, tmp_path):
     data = json.loads(read(run_backup(tmp_path)))
     assert data["format"] == "policyeditor-backup" and data["version"] == 1
     counts = data["counts"]
-    for name in ["auth.user", "editor.draft", "editor.revision", "review.team", "review.review"]:
+    for name in ["auth.user", "editor.draft", "editor.revision", "teams.team", "review.review"]:
         assert counts[name] >= 1, name
     assert counts["editor.revision"] == 2
     assert counts["api.apitoken"] == 1
     assert "sessions.session" not in counts and "axes.accessattempt" not in counts
+
+
+def test_a_backup_from_before_teams_had_their_own_app_restores_its_teams(instance, tmp_path):
+    before = snapshot()
+    data = json.loads(read(run_backup(tmp_path)))
+    # Teams were review.team and review.membership then; the rows are the same.
+    for item in data["objects"]:
+        if item["model"] in ("teams.team", "teams.membership"):
+            item["model"] = "review." + item["model"].split(".")[1]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(data), encoding="utf-8")
+    Membership.objects.all().delete()
+    call_command("restore", str(old), "--replace", stderr=io.StringIO())
+    assert snapshot() == before
+    assert Membership.objects.count() == 2
 
 
 def test_the_token_is_backed_up_hashed_not_in_clear(instance, tmp_path):

@@ -29,11 +29,12 @@ def htmx_headers():
 @pytest.fixture
 def bob_viewer(bob, replica_draft):
     """bob, a viewer in the team that owns alice's replica-limit draft (needs the review app)."""
-    from policyeditor.editor import access
+    from policyeditor.editor import extensions
 
-    if access._review_permissions() is None:
+    if extensions.access() is None:
         pytest.skip("team roles come from the review app")
-    from policyeditor.review.models import DraftWorkflow, Membership, Team
+    from policyeditor.review.models import DraftWorkflow
+    from policyeditor.teams.models import Membership, Team
 
     team = Team.objects.create(name="platform")
     Membership.objects.create(team=team, user=replica_draft.owner, role="admin")

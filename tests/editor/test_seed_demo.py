@@ -58,7 +58,7 @@ def test_seed_demo_run_twice_keeps_existing_data_and_prints_no_password():
 
 def test_seed_demo_puts_the_demo_drafts_in_the_platform_team_with_alice_author_and_bob_reviewer():
     from policyeditor.review import permissions
-    from policyeditor.review.models import Membership, Team
+    from policyeditor.teams.models import Membership, Team
 
     _seed()
     team = Team.objects.get(name="platform")
@@ -73,7 +73,7 @@ def test_seed_demo_puts_the_demo_drafts_in_the_platform_team_with_alice_author_a
 
 
 def test_seed_demo_twice_keeps_one_team_and_a_changed_role():
-    from policyeditor.review.models import Membership, Team
+    from policyeditor.teams.models import Membership, Team
 
     _seed()
     Membership.objects.filter(user__username="bob").update(role="admin")

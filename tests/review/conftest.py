@@ -1,12 +1,21 @@
-"""Fixtures for review tests: a team with one member per role, another team, a draft in the team."""
+"""Fixtures for review tests: the teams tests' teams, and a draft in team-a."""
 
 from __future__ import annotations
 
 import pytest
 
 from policyeditor.editor.services import create_draft, save_draft
-from policyeditor.review.models import Membership, Role, Team
 from policyeditor.review.workflow import assign_team
+
+# The team fixtures are the teams tests' (team-a with one member per role, team-b).
+from tests.teams.conftest import (  # noqa: F401
+    carol,
+    dave,
+    eve,
+    fast_password_hashing,
+    other_team,
+    team,
+)
 
 POLICY = {
     "apiVersion": "admissionregistration.k8s.io/v1",
@@ -43,54 +52,8 @@ def policy(limit: int = 5) -> dict:
     return doc
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """Review tests create many users; the real hasher's cost is tested elsewhere."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
-def carol(make_user):
-    """A viewer of team-a."""
-    return make_user("carol")
-
-
-@pytest.fixture
-def dave(make_user):
-    """The admin of team-a."""
-    return make_user("dave")
-
-
-@pytest.fixture
-def eve(make_user):
-    """An author of another team."""
-    return make_user("eve")
-
-
-@pytest.fixture
-def team(alice, bob, carol, dave):
-    """team-a: alice author, bob reviewer, carol viewer, dave admin."""
-    team = Team.objects.create(name="team-a")
-    for user, role in [
-        (alice, Role.AUTHOR),
-        (bob, Role.REVIEWER),
-        (carol, Role.VIEWER),
-        (dave, Role.ADMIN),
-    ]:
-        Membership.objects.create(team=team, user=user, role=role)
-    return team
-
-
-@pytest.fixture
-def other_team(eve):
-    """team-b, where only eve is (an author)."""
-    team = Team.objects.create(name="team-b")
-    Membership.objects.create(team=team, user=eve, role=Role.AUTHOR)
-    return team
-
-
-@pytest.fixture
-def draft(alice, team):
+def draft(alice, team):  # noqa: F811 (team is the fixture imported above)
     """alice's draft of the sample policy, in team-a, one revision."""
     draft = create_draft(alice, [policy(5)], name="replica-limit")
     assign_team(alice, draft, team)

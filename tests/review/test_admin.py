@@ -1,4 +1,4 @@
-"""Tests for the admin pages of teams, members and the audit log."""
+"""Tests for the admin pages of the audit log."""
 
 from __future__ import annotations
 
@@ -15,12 +15,6 @@ def admin_client(client, make_user):
     """A client signed in as a superuser."""
     client.force_login(make_user("root", is_staff=True, is_superuser=True))
     return client
-
-
-def test_teams_and_memberships_are_managed_in_the_admin(admin_client, team):
-    html = admin_client.get(reverse("admin:review_team_change", args=[team.pk])).content.decode()
-    assert "team-a" in html and "Memberships" in html
-    assert admin_client.get(reverse("admin:review_membership_changelist")).status_code == 200
 
 
 def test_the_audit_log_is_read_only_in_the_admin(admin_client, draft):

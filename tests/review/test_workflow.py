@@ -6,7 +6,7 @@ import pytest
 
 from policyeditor.editor.models import Status
 from policyeditor.editor.services import create_draft
-from policyeditor.review import teams, workflow
+from policyeditor.review import workflow
 from policyeditor.review.models import Action, AuditEvent, Decision
 from policyeditor.review.workflow import NotAllowed, WorkflowError
 from tests.review.conftest import edit
@@ -205,20 +205,6 @@ def test_exporting_before_any_approval_says_so(draft, alice):
         workflow.export_approved(alice, draft)
 
 
-def test_members_are_managed_by_admins_and_the_last_admin_stays(team, alice, dave, make_user):
-    newbie = make_user("newbie")
-    with pytest.raises(NotAllowed):
-        teams.add_member(alice, team, newbie, "viewer")
-    teams.add_member(dave, team, newbie, "author")
-    assert team.memberships.get(user=newbie).role == "author"
-    with pytest.raises(WorkflowError, match="Unknown role"):
-        teams.add_member(dave, team, newbie, "owner")
-    with pytest.raises(WorkflowError, match="at least one admin"):
-        teams.remove_member(dave, team, dave)
-    teams.remove_member(dave, team, newbie)
-    assert not team.memberships.filter(user=newbie).exists()
-
-
 def test_share_links_are_revocable_by_their_creator(draft, alice, carol, eve, other_team):
     revision = workflow.latest_revision(draft)
     link = workflow.create_share_link(carol, draft, revision)
@@ -245,15 +231,3 @@ def test_waiting_reviews_ignores_a_revision_whose_author_was_deleted(draft, alic
     workflow.request_review(alice, draft)
     ghost.delete()
     assert list(workflow.waiting_reviews(bob)) == [draft]
-
-
-def test_team_admins_set_the_number_of_required_approvals(team, alice, dave):
-    with pytest.raises(NotAllowed):
-        teams.set_required_approvals(alice, team, 2)
-    with pytest.raises(WorkflowError, match="between 1 and 10"):
-        teams.set_required_approvals(dave, team, 0)
-    with pytest.raises(WorkflowError, match="a number"):
-        teams.set_required_approvals(dave, team, "two")
-    teams.set_required_approvals(dave, team, "2")
-    team.refresh_from_db()
-    assert team.required_approvals == 2

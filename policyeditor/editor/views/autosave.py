@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor import autosaves
 from policyeditor.editor.access import get_editable_draft_for
 from policyeditor.editor.formdata import parse_post
 from policyeditor.editor.views.editing import posted_version
 
 
-def _base_revision(request: HttpRequest, current: int) -> int:
+def _base_revision(request: HtmxHttpRequest, current: int) -> int:
     """The posted revision the form was based on; `current` when it is not one the draft has had."""
     try:
         posted = max(0, int(request.POST.get("expected_revision", "")))
@@ -23,7 +24,7 @@ def _base_revision(request: HttpRequest, current: int) -> int:
 
 
 @require_POST
-def draft_autosave(request: HttpRequest, pk: int) -> HttpResponse:
+def draft_autosave(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Keep the posted form as the user's unsaved state; answers the autosave status."""
     draft = get_editable_draft_for(request.user, pk)
     parsed = parse_post(request.POST)
@@ -40,7 +41,7 @@ def draft_autosave(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def draft_autosave_discard(request: HttpRequest, pk: int) -> HttpResponse:
+def draft_autosave_discard(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Forget the user's unsaved state of the draft."""
     draft = get_editable_draft_for(request.user, pk)
     autosaves.discard(draft, request.user)

@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
-from policyeditor.editor import cases
+from policyeditor.core.htmx import HtmxHttpRequest
+from policyeditor.editor import cases, extensions
 from policyeditor.editor.access import can_edit, get_draft_for
 from policyeditor.editor.formdata import parse_post
 from policyeditor.editor.views.editing import posted_version
 from policyeditor.editor.views.trying import evaluate_form, try_inputs
+from policyeditor.teams.errors import WorkflowError
 
 
-def _render(request: HttpRequest, draft, outcome: cases.TestsOutcome, **extra) -> HttpResponse:
+def _render(request: HtmxHttpRequest, draft, outcome: cases.TestsOutcome, **extra) -> HttpResponse:
     context = {"draft": draft, "tests": outcome, "can_edit": can_edit(request.user, draft)}
     context.update(extra)
     return render(request, "editor/tests_result.html", context)
 
 
 @require_POST
-def draft_tests(request: HttpRequest, pk: int) -> HttpResponse:
+def draft_tests(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Run the draft's saved cases against the posted form; always 200, failures inside."""
     draft = get_draft_for(request.user, pk)
     parsed = parse_post(request.POST)
@@ -32,7 +34,7 @@ def draft_tests(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def draft_test_save(request: HttpRequest, pk: int) -> HttpResponse:
+def draft_test_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Save the Try-it inputs and the outcome they give now as a test case, then rerun the cases."""
     draft = get_draft_for(request.user, pk)
     parsed = parse_post(request.POST)
@@ -56,16 +58,16 @@ def draft_test_save(request: HttpRequest, pk: int) -> HttpResponse:
     return _render(request, draft, tests, save_problem=problem, save_status=status)
 
 
-def _save(request: HttpRequest, draft, inputs, result: dict) -> tuple[str, str]:
+def _save(request: HtmxHttpRequest, draft, inputs, result: dict) -> tuple[str, str]:
     """Store the case; (problem, status message)."""
-    from policyeditor.review import testcases
-    from policyeditor.review.workflow import WorkflowError
-
+    testcases = extensions.saved_cases()
+    if testcases is None:
+        return "Not saved: saved test cases need the review app.", ""
     try:
         case = cases.case_from_try(
             request.POST.get("case_name", ""), inputs, result, mutating=draft.kind == "MAP"
         )
-        saved = testcases.save_case(request.user, draft, case)
+        saved = testcases.save(request.user, draft, case)
     except (ValueError, WorkflowError) as exc:
         return f"Not saved: {exc}", ""
     expected = case["expect"]["result"]

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, JsonResponse
+from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.completion import complete
 from policyeditor.engine.versions import normalize_version
 
 
 @require_GET
-def cel_complete(request: HttpRequest) -> JsonResponse:
+def cel_complete(request: HtmxHttpRequest) -> JsonResponse:
     """Suggestions for what may follow ?path= (gvk=group/version/kind, vars=a,b, version=)."""
     try:
         version = normalize_version(request.GET.get("version"))

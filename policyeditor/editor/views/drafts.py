@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from policyeditor.core.requests import HtmxRequest
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import visible_drafts
 from policyeditor.editor.forms import SORTS, DraftFilterForm, ImportForm, NewDraftForm
 from policyeditor.editor.services import DraftInputError, create_draft
@@ -17,7 +17,7 @@ from policyeditor.editor.starters import blank_documents, get_starter, starters
 PAGE_SIZE = 20
 
 
-def draft_list(request: HtmxRequest) -> HttpResponse:
+def draft_list(request: HtmxHttpRequest) -> HttpResponse:
     """The drafts the user may see, searchable, filterable, sortable, paginated."""
     form = DraftFilterForm(request.GET or None)
     # Filtered directly (the workflow join is one-to-one, so no duplicates) and without the
@@ -45,7 +45,7 @@ def draft_list(request: HtmxRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-def draft_new(request: HttpRequest) -> HttpResponse:
+def draft_new(request: HtmxHttpRequest) -> HttpResponse:
     """Start a draft: from scratch (POST here), or links to the gallery and import."""
     form = NewDraftForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -60,7 +60,7 @@ def draft_new(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def draft_from_starter(request: HttpRequest, slug: str) -> HttpResponse:
+def draft_from_starter(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """A new draft copied from a gallery starter."""
     starter = get_starter(slug)
     if starter is None:
@@ -76,7 +76,7 @@ def draft_from_starter(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect(draft)
 
 
-def draft_import(request: HttpRequest) -> HttpResponse:
+def draft_import(request: HtmxHttpRequest) -> HttpResponse:
     """A new draft from pasted or uploaded YAML (multi-document); errors say what is wrong."""
     form = ImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():

@@ -6,13 +6,14 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import reswap, trigger_client_event
 
 from policyeditor.core.engine_gate import EngineLimit, deadline_for, start_engine
-from policyeditor.core.requests import HtmxRequest
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor import autosaves, live
 from policyeditor.editor.access import can_edit, get_draft_for
 from policyeditor.editor.case_runs import validate_form as validate_form_call
@@ -35,7 +36,7 @@ from policyeditor.engine.manifests.loading import dump_documents, load_documents
 from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
 
 
-def posted_version(request: HttpRequest, draft: Draft) -> str:
+def posted_version(request: HtmxHttpRequest, draft: Draft) -> str:
     """The target version posted by the form, else the draft's."""
     try:
         return normalize_version(request.POST.get("kubernetes_version") or draft.kubernetes_version)
@@ -127,7 +128,7 @@ def _page_context(draft: Draft, documents: list[dict], version: str) -> dict:
     }
 
 
-def _export_urls(request: HttpRequest, draft: Draft) -> dict:
+def _export_urls(request: HtmxHttpRequest, draft: Draft) -> dict:
     """The token-authenticated raw YAML URL (the API's, when installed) and the tokens page."""
     try:
         raw = reverse("api:draft_export", args=[draft.pk])
@@ -137,7 +138,7 @@ def _export_urls(request: HttpRequest, draft: Draft) -> dict:
     return {"raw_url": request.build_absolute_uri(raw), "tokens_url": tokens}
 
 
-def draft_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def draft_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The editor page for one draft."""
     draft = get_draft_for(request.user, pk)
     context = _page_context(draft, draft.documents, draft.kubernetes_version)
@@ -151,7 +152,7 @@ def draft_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def draft_validate(request: HttpRequest, pk: int) -> HttpResponse:
+def draft_validate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Live validation of the posted form: always 200, errors inside the fragment."""
     # The posted form is what gets validated: the stored documents are not read.
     draft = get_draft_for(request.user, pk, documents=False)
@@ -161,7 +162,7 @@ def draft_validate(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_GET
-def draft_row(request: HttpRequest) -> HttpResponse:
+def draft_row(request: HtmxHttpRequest) -> HttpResponse:
     """A blank row for a rows control (added without a page reload)."""
     kind, key, name = (request.GET.get(k, "") for k in ("kind", "key", "name"))
     spec = find_field(kind, key)
@@ -174,7 +175,7 @@ def draft_row(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def draft_form(request: HttpRequest, pk: int) -> HttpResponse:
+def draft_form(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Rebuild the form from YAML text or a documents JSON (YAML mode, restoring autosave)."""
     draft = get_draft_for(request.user, pk)
     problem = ""
@@ -194,8 +195,7 @@ def draft_form(request: HttpRequest, pk: int) -> HttpResponse:
     if problem:
         response = render(request, "editor/yaml_problem.html", {"problem": problem})
         # Keep the form as it is: the YAML text stays in its editor until it reads.
-        response["HX-Reswap"] = "none"
-        return response
+        return reswap(response, "none")
     return render(
         request,
         "editor/documents.html",
@@ -204,7 +204,7 @@ def draft_form(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def draft_add_document(request: HttpRequest, pk: int) -> HttpResponse:
+def draft_add_document(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """A new binding or param object section appended to the form."""
     draft = get_draft_for(request.user, pk)
     what = request.POST.get("what", "binding")
@@ -241,7 +241,7 @@ def draft_add_document(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def draft_save(request: HtmxRequest, pk: int) -> HttpResponse:
+def draft_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Save the form as a new revision, or explain the conflict (nothing is overwritten)."""
     draft = get_draft_for(request.user, pk)
     parsed = parse_post(request.POST)
@@ -284,5 +284,6 @@ def draft_save(request: HtmxRequest, pk: int) -> HttpResponse:
         return render(request, "editor/draft_edit.html", page, status=status)
     response = render(request, "editor/save_status.html", context, status=status)
     if context["saved"]:
-        response["HX-Trigger"] = "editor:saved"
+        # editor.js listens for it to clear the unsaved-changes mark.
+        trigger_client_event(response, "editor:saved")
     return response

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.models import Draft
 from policyeditor.editor.reviewing import ExportError, export_revision_for, record_export
@@ -32,7 +33,7 @@ def _problem(text: str, status: int) -> HttpResponse:
 
 
 @require_GET
-def draft_export(request: HttpRequest, pk: int) -> HttpResponse:
+def draft_export(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Download a revision (?revision=latest|approved|N, ?part=all|policy|bindings|params) as YAML."""
     draft = get_draft_for(request.user, pk)
     part = request.GET.get("part", "all")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import difflib
 import json
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
 from policyeditor.core.engine_gate import EngineLimit, deadline_for, run_engine
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor import live
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.case_runs import try_form
@@ -70,7 +71,7 @@ def evaluate_form(parsed: ParsedForm, inputs: live.TryInputs, version: str) -> l
 
 
 @require_POST
-def draft_try(request: HttpRequest, pk: int) -> HttpResponse:
+def draft_try(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Evaluate the posted documents against the posted Try-it inputs; always 200."""
     draft = get_draft_for(request.user, pk)
     parsed = parse_post(request.POST)

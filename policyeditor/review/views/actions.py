@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_POST
 
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import get_draft_for
 from policyeditor.review import comments, workflow
 from policyeditor.review.models import Comment, ShareLink
-from policyeditor.review.permissions import teams_of
 from policyeditor.review.views.common import draft_and_revision, perform
 from policyeditor.review.views.revisions import revision_url
+from policyeditor.teams.roles import teams_of
 
 
 def _latest_url(draft) -> str:
@@ -20,7 +21,7 @@ def _latest_url(draft) -> str:
 
 
 @require_POST
-def assign_team(request: HttpRequest, pk: int) -> HttpResponse:
+def assign_team(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Move the draft into one of the user's teams."""
     draft = get_draft_for(request.user, pk)
     team = teams_of(request.user).filter(pk=_int(request.POST.get("team", ""))).first()
@@ -35,7 +36,7 @@ def assign_team(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def request_review(request: HttpRequest, pk: int) -> HttpResponse:
+def request_review(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Ask the team to review the latest revision."""
     draft = get_draft_for(request.user, pk)
     note = request.POST.get("note", "")
@@ -48,7 +49,7 @@ def request_review(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def withdraw_review(request: HttpRequest, pk: int) -> HttpResponse:
+def withdraw_review(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Take the draft out of review."""
     draft = get_draft_for(request.user, pk)
     return perform(
@@ -60,7 +61,7 @@ def withdraw_review(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def decide(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def decide(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     """Approve or request changes on revision `number` (it must still be the latest)."""
     draft, revision = draft_and_revision(request.user, pk, number)
     body = request.POST.get("body", "")
@@ -85,7 +86,7 @@ def decide(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 
 
 @require_POST
-def add_comment(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def add_comment(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     """Comment on the revision, one of its fields, or reply to a thread."""
     draft, revision = draft_and_revision(request.user, pk, number)
     parent = None
@@ -110,7 +111,7 @@ def add_comment(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 
 
 @require_POST
-def resolve(request: HttpRequest, comment_id: int) -> HttpResponse:
+def resolve(request: HtmxHttpRequest, comment_id: int) -> HttpResponse:
     """Resolve (resolved=1) or reopen (resolved=0) a thread."""
     comment = get_object_or_404(Comment.objects.select_related("draft", "revision"), pk=comment_id)
     draft = get_draft_for(request.user, comment.draft_id)  # 404 for outsiders
@@ -124,7 +125,7 @@ def resolve(request: HttpRequest, comment_id: int) -> HttpResponse:
 
 
 @require_POST
-def create_share(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def create_share(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     """Create a read-only link to the revision."""
     draft, revision = draft_and_revision(request.user, pk, number)
     return perform(
@@ -136,7 +137,7 @@ def create_share(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 
 
 @require_POST
-def revoke_share(request: HttpRequest, token: str) -> HttpResponse:
+def revoke_share(request: HtmxHttpRequest, token: str) -> HttpResponse:
     """Revoke a share link."""
     link = get_object_or_404(ShareLink.objects.select_related("revision__draft"), token=token)
     draft = get_draft_for(request.user, link.revision.draft_id)

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import get_draft_for
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import bundle, permissions, testcases, workflow
 from policyeditor.review.models import SavedTestCase
 from policyeditor.review.views.common import draft_and_revision, forbidden, perform
+from policyeditor.teams.roles import teams_of
 
 MAX_UPLOAD = 5 * 1024 * 1024
 
 
 @require_GET
-def case_list(request: HttpRequest, pk: int) -> HttpResponse:
+def case_list(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The draft's saved cases with their results on the latest revision."""
     draft = get_draft_for(request.user, pk)
     latest = workflow.latest_revision(draft)
@@ -48,7 +50,7 @@ def case_list(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def case_save(request: HttpRequest, pk: int) -> HttpResponse:
+def case_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Add or replace a case from its YAML."""
     draft = get_draft_for(request.user, pk)
     text = request.POST.get("case", "")
@@ -66,7 +68,7 @@ def case_save(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def case_delete(request: HttpRequest, pk: int, case_id: int) -> HttpResponse:
+def case_delete(request: HtmxHttpRequest, pk: int, case_id: int) -> HttpResponse:
     """Delete one saved case."""
     draft = get_draft_for(request.user, pk)
     saved = get_object_or_404(SavedTestCase, draft=draft, pk=case_id)
@@ -79,7 +81,7 @@ def case_delete(request: HttpRequest, pk: int, case_id: int) -> HttpResponse:
 
 
 @require_GET
-def bundle_export(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def bundle_export(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     """The revision and the saved cases as a zip that `policyeditor test` runs."""
     draft, revision = draft_and_revision(request.user, pk, number)
     try:
@@ -92,9 +94,9 @@ def bundle_export(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def bundle_import(request: HttpRequest) -> HttpResponse:
+def bundle_import(request: HtmxHttpRequest) -> HttpResponse:
     """Upload a PolicyTest bundle zip to create a draft with its cases."""
-    teams = permissions.teams_of(request.user)
+    teams = teams_of(request.user)
     if request.method == "POST":
         upload = request.FILES.get("bundle")
         team = None

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.http import Http404, HttpResponse
+from django.urls import reverse
 
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.models import Draft, Revision
-from policyeditor.review.workflow import NotAllowed, WorkflowError
+from policyeditor.teams import views as team_views
 
 
 def draft_and_revision(user, pk, number) -> tuple[Draft, Revision]:
@@ -23,25 +23,17 @@ def draft_and_revision(user, pk, number) -> tuple[Draft, Revision]:
 
 
 def perform(
-    request: HttpRequest, action: Callable[[], object], *, success: str, back: str
+    request: HtmxHttpRequest, action: Callable[[], object], *, success: str, back: str
 ) -> HttpResponse:
     """Run a workflow action; its refusal becomes a message (403 for a role problem) and redirect."""
-    try:
-        action()
-    except NotAllowed as error:
-        # The page hides what a role cannot do, so only a crafted request gets here.
-        return forbidden(request, str(error))
-    except WorkflowError as error:
-        messages.error(request, str(error))
-        return redirect(back)
-    if success:
-        messages.success(request, success)
-    return redirect(back)
+    return team_views.perform(request, action, success=success, back=back, refused=forbidden)
 
 
-def forbidden(request: HttpRequest, message: str) -> HttpResponse:
+def forbidden(request: HtmxHttpRequest, message: str) -> HttpResponse:
     """A 403 page that says why."""
-    return render(request, "review/forbidden.html", {"message": message}, status=403)
+    return team_views.forbidden(
+        request, message, back=reverse("review:inbox"), label="Back to reviews"
+    )
 
 
 def safe_filename(name: str) -> str:

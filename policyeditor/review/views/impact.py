@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRefresh
 
-from policyeditor.core.requests import HtmxRequest
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import get_draft_for
 from policyeditor.review import impact, impact_runs
 from policyeditor.review.models import ImpactRun
@@ -16,7 +17,7 @@ from policyeditor.review.views.common import draft_and_revision, forbidden
 from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_revision
 
 
-def _upload_text(request: HttpRequest, file_field: str, text_field: str) -> bytes | str:
+def _upload_text(request: HtmxHttpRequest, file_field: str, text_field: str) -> bytes | str:
     upload = request.FILES.get(file_field)
     if upload is not None:
         if (upload.size or 0) > impact.MAX_DUMP_BYTES:
@@ -26,7 +27,7 @@ def _upload_text(request: HttpRequest, file_field: str, text_field: str) -> byte
 
 
 @require_http_methods(["GET", "POST"])
-def impact_new(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     """The form to upload or paste a dump of objects (and namespaces) for revision `number`."""
     draft, revision = draft_and_revision(request.user, pk, number)
     if request.method == "POST":
@@ -58,7 +59,7 @@ def impact_new(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     return render(request, "review/impact_new.html", context)
 
 
-def _run_for(request: HttpRequest, pk: int, run_id: int) -> ImpactRun:
+def _run_for(request: HtmxHttpRequest, pk: int, run_id: int) -> ImpactRun:
     draft = get_draft_for(request.user, pk)
     return get_object_or_404(
         ImpactRun.objects.select_related("revision", "baseline", "draft").defer("pending"),
@@ -67,7 +68,7 @@ def _run_for(request: HttpRequest, pk: int, run_id: int) -> ImpactRun:
     )
 
 
-def impact_run(request: HttpRequest, pk: int, run_id: int) -> HttpResponse:
+def impact_run(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
     """Progress while the run goes on, then counts and the filterable table."""
     run = _run_for(request, pk, run_id)
     context: dict = {"run": run, "draft": run.draft}
@@ -91,13 +92,14 @@ def impact_run(request: HttpRequest, pk: int, run_id: int) -> HttpResponse:
 
 
 @require_POST
-def impact_step(request: HtmxRequest, pk: int, run_id: int) -> HttpResponse:
+def impact_step(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
     """Evaluate the next chunk; htmx gets the progress bar back (or a refresh when done)."""
     run = impact_runs.step(_run_for(request, pk, run_id))
     if not request.htmx:
         return redirect(run)
     if run.done:
-        response = HttpResponse(status=204)
-        response["HX-Refresh"] = "true"
+        response = HttpResponseClientRefresh()
+        # 204: nothing to swap, htmx reloads the page to show the finished run.
+        response.status_code = 204
         return response
     return render(request, "review/impact_run.html#progress", {"run": run, "draft": run.draft})

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from policyeditor.core.requests import AuthenticatedRequest
+from policyeditor.core.htmx import AuthenticatedRequest, HtmxHttpRequest
 from policyeditor.review import audit, workflow
 from policyeditor.review.models import Action, Notification
-from policyeditor.review.permissions import teams_of, visible_drafts
+from policyeditor.review.permissions import visible_drafts
+from policyeditor.teams.roles import teams_of
 
 
 @require_GET
@@ -50,7 +51,7 @@ def mark_read(request: AuthenticatedRequest) -> HttpResponse:
 
 
 @require_GET
-def activity(request: HttpRequest) -> HttpResponse:
+def activity(request: HtmxHttpRequest) -> HttpResponse:
     """The audit log the user may read, filterable by team, draft and action."""
     teams = teams_of(request.user)
     team = teams.filter(pk=_int(request.GET.get("team", ""))).first()

@@ -6,11 +6,12 @@ import contextlib
 
 from django.core.paginator import Paginator
 from django.db.models import Q
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.models import Draft, Revision, Status
 from policyeditor.engine.manifests.loading import dump_documents
@@ -19,6 +20,7 @@ from policyeditor.review.diffs import diff_revisions, document_label
 from policyeditor.review.models import Review, ShareLink
 from policyeditor.review.permissions import team_of
 from policyeditor.review.views.common import draft_and_revision, safe_filename
+from policyeditor.teams.roles import teams_of
 
 # The review page lists this many of the newest revisions (plus the one shown, the approved one
 # and the baseline); the history page has them all. Rendering every revision made the page's time
@@ -38,7 +40,7 @@ def revision_url(draft: Draft, number: int, **query: str) -> str:
 
 
 @require_GET
-def draft_review(request: HttpRequest, pk: int) -> HttpResponse:
+def draft_review(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The review page of the draft's latest revision."""
     draft = get_draft_for(request.user, pk)
     latest = workflow.latest_revision(draft)
@@ -47,7 +49,7 @@ def draft_review(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(revision_url(draft, latest.number))
 
 
-def _baseline(request: HttpRequest, draft: Draft, revision: Revision) -> Revision | None:
+def _baseline(request: HtmxHttpRequest, draft: Draft, revision: Revision) -> Revision | None:
     """The revision to compare against: ?against=N, else the approved one, else the previous one."""
     against = request.GET.get("against", "")
     if against == "none":
@@ -64,7 +66,7 @@ def _baseline(request: HttpRequest, draft: Draft, revision: Revision) -> Revisio
 
 
 @require_GET
-def revision_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_page(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     """One revision: YAML, diff (side by side or unified), test results, threads, decisions."""
     draft, revision = draft_and_revision(request.user, pk, number)
     user = request.user
@@ -91,7 +93,7 @@ def revision_page(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "revisions": recent,
         "older_revisions_hidden": older_hidden,
         "team": team_of(draft),
-        "teams": permissions.teams_of(user),
+        "teams": teams_of(user),
         "approved": approved,
         "is_latest": is_latest,
         "baseline": baseline,
@@ -137,7 +139,7 @@ def recent_revisions(
 
 
 @require_GET
-def revision_history(request: HttpRequest, pk: int) -> HttpResponse:
+def revision_history(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Every revision of a draft, newest first, paginated, each comparable with `?compare=N`."""
     draft = get_draft_for(request.user, pk)
     revisions = draft.revisions.select_related("author").defer("documents").order_by("-number")
@@ -159,7 +161,7 @@ def revision_history(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_GET
-def revision_download(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def revision_download(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     """The revision as a YAML file, exactly the text shown on its page."""
     draft, revision = draft_and_revision(request.user, pk, number)
     text = workflow.export_revision(request.user, draft, revision)
@@ -167,7 +169,7 @@ def revision_download(request: HttpRequest, pk: int, number: int) -> HttpRespons
 
 
 @require_GET
-def approved_download(request: HttpRequest, pk: int) -> HttpResponse:
+def approved_download(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The last approved revision as a YAML file (404 before any approval)."""
     draft = get_draft_for(request.user, pk)
     try:

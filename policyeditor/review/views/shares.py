@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
+from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import testcases, workflow
 from policyeditor.review.models import ShareLink
@@ -13,7 +14,7 @@ from policyeditor.review.permissions import can_view
 
 
 @require_GET
-def shared(request: HttpRequest, token: str) -> HttpResponse:
+def shared(request: HtmxHttpRequest, token: str) -> HttpResponse:
     """The shared revision: policy, YAML and test results; 404 when revoked or not a member."""
     link = get_object_or_404(
         ShareLink.objects.select_related("revision__draft", "revision__author"), token=token

@@ -9,7 +9,8 @@ from django.urls import reverse
 from policyeditor.editor.services import create_draft, save_draft
 from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.review import workflow
-from policyeditor.review.models import Action, AuditEvent, Membership, Role, Team
+from policyeditor.review.models import Action, AuditEvent
+from policyeditor.teams.models import Membership, Role, Team
 from tests.review.conftest import policy
 
 pytestmark = pytest.mark.django_db

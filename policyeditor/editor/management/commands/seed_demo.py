@@ -8,9 +8,11 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from policyeditor.editor import extensions
 from policyeditor.editor.models import Draft
 from policyeditor.editor.services import create_draft, policy_name
 from policyeditor.editor.starters import get_starter
+from policyeditor.teams.models import Membership, Team
 
 DEMO_USERS = ("alice", "bob")
 # The demo team owning the demo drafts, so the review workflow is visible right after `make run`.
@@ -59,10 +61,8 @@ class Command(BaseCommand):
             self._join_team(draft, team)
 
     def _demo_team(self, users: dict):
-        """The demo team with its members, or None when the review app is not installed."""
-        try:
-            from policyeditor.review.models import Membership, Team
-        except ImportError:
+        """The demo team with its members, or None when no app puts drafts in teams (review)."""
+        if extensions.review() is None:
             return None
         team, created = Team.objects.get_or_create(name=DEMO_TEAM)
         if created:
@@ -76,11 +76,8 @@ class Command(BaseCommand):
 
     def _join_team(self, draft: Draft, team) -> None:
         """Put a demo draft in the demo team unless it already belongs to a team."""
-        if team is None:
+        hooks = extensions.review()
+        if team is None or hooks is None:
             return
-        from policyeditor.review.models import DraftWorkflow
-
-        # Not workflow.assign_team: bob's draft joins too although bob is a reviewer, not an author.
-        _, created = DraftWorkflow.objects.get_or_create(draft=draft, defaults={"team": team})
-        if created:
+        if hooks.join_team(draft, team):
             self.stdout.write(f"demo draft {draft.name} belongs to team {team.name}")

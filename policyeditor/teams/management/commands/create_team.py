@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from policyeditor.review.models import Membership, Role, Team
+from policyeditor.teams.models import Membership, Role, Team
 
 
 class Command(BaseCommand):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from policyeditor.review import audit
-from policyeditor.review.models import Action, Membership, Role, Team
-from policyeditor.review.permissions import can_manage
-from policyeditor.review.workflow import NotAllowed, WorkflowError
+from policyeditor.teams import signals
+from policyeditor.teams.errors import NotAllowed, WorkflowError
+from policyeditor.teams.models import Membership, Role, Team
+from policyeditor.teams.roles import can_manage
 
 
 def add_member(user, team: Team, member, role: str) -> Membership:
@@ -17,13 +17,7 @@ def add_member(user, team: Team, member, role: str) -> Membership:
     membership, _ = Membership.objects.update_or_create(
         team=team, user=member, defaults={"role": role}
     )
-    audit.record(
-        Action.MEMBER_ADDED,
-        actor=user,
-        team=team,
-        detail={"member": member.get_username(), "role": role},
-        notify=[member],
-    )
+    signals.member_added.send(Team, actor=user, team=team, member=member, role=role)
     return membership
 
 
@@ -38,9 +32,7 @@ def remove_member(user, team: Team, member) -> None:
     if membership.role == Role.ADMIN and admins.count() == 1:
         raise WorkflowError("A team keeps at least one admin.")
     membership.delete()
-    audit.record(
-        Action.MEMBER_REMOVED, actor=user, team=team, detail={"member": member.get_username()}
-    )
+    signals.member_removed.send(Team, actor=user, team=team, member=member)
 
 
 def set_required_approvals(user, team: Team, count) -> Team:
@@ -55,5 +47,5 @@ def set_required_approvals(user, team: Team, count) -> Team:
         raise WorkflowError("Required approvals must be between 1 and 10.")
     team.required_approvals = count
     team.save(update_fields=["required_approvals"])
-    audit.record(Action.TEAM_CHANGED, actor=user, team=team, detail={"required_approvals": count})
+    signals.rules_changed.send(Team, actor=user, team=team)
     return team

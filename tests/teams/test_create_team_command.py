@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
-from policyeditor.review.models import Team
+from policyeditor.teams.models import Team
 
 pytestmark = pytest.mark.django_db
 

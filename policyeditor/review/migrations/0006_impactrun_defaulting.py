@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("review", "0004_alter_savedtestcase_case"),
+        ("review", "0005_teams_move_to_their_own_app"),
     ]
 
     operations = [

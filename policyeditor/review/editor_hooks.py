@@ -1,0 +1,58 @@
+"""What the review app adds to the editor, through the editor's extension points."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from policyeditor.editor import extensions
+from policyeditor.editor.models import Draft
+from policyeditor.review import audit, permissions, testcases, workflow
+from policyeditor.review.models import Action, DraftWorkflow, SavedTestCase
+from policyeditor.teams.models import Team
+
+
+def record_export(user, draft: Draft, number: int, *, part: str, approved: bool) -> None:
+    """Append an `exported` event to the audit log."""
+    audit.record(
+        Action.EXPORTED,
+        actor=user,
+        draft=draft,
+        revision_number=number,
+        detail={"approved": approved, "part": part},
+    )
+
+
+def join_team(draft: Draft, team: Team) -> bool:
+    """Put a draft in a team unless it already has one; True when it was moved."""
+    # Not workflow.assign_team: the demo drafts join whatever their owner's role (bob reviews).
+    _, created = DraftWorkflow.objects.get_or_create(draft=draft, defaults={"team": team})
+    return created
+
+
+def saved(draft: Draft) -> list[SavedTestCase]:
+    """The draft's saved test cases, oldest first."""
+    return list(draft.saved_test_cases.order_by("created", "pk"))
+
+
+EXTENSION = extensions.Extension(
+    app="policyeditor.review",
+    access=extensions.DraftAccess(
+        visible_drafts=permissions.visible_drafts,
+        visible_draft=permissions.visible_draft,
+        can_edit=permissions.can_edit,
+    ),
+    review=extensions.DraftReview(
+        review_url=lambda draft: reverse("review:draft", args=[draft.pk]),
+        cases_url=lambda draft: reverse("review:cases", args=[draft.pk]),
+        team_of=permissions.team_of,
+        approved_revision=workflow.approved_revision,
+        record_export=record_export,
+        join_team=join_team,
+    ),
+    cases=extensions.SavedCases(
+        saved=saved,
+        summary=testcases.case_summary,
+        bundle_files=testcases.bundle_files,
+        save=testcases.save_case,
+    ),
+)

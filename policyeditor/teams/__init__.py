@@ -1,0 +1,1 @@
+"""Teams of users with roles; drafts and reviews build on them."""
