@@ -71,6 +71,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    # Whose request this is, for the per-user share of the evaluation workers (core/fair_share.py).
+    "policyeditor.core.fair_share.FairShareMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -231,6 +233,11 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
 }
+# Fair use (docs/security.md): engine calls one user may run at once across every gunicorn worker,
+# and how long a call past that waits for a slot before the 429.
+POLICYEDITOR_EVAL_PER_USER = int(os.environ.get("POLICYEDITOR_EVAL_PER_USER", "2"))
+POLICYEDITOR_EVAL_QUEUE_SECONDS = float(os.environ.get("POLICYEDITOR_EVAL_QUEUE_SECONDS", "3"))
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "policyeditor API",
     "DESCRIPTION": "Validate, evaluate and manage Kubernetes admission policy drafts.",
