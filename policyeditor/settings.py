@@ -233,6 +233,12 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
 }
+# API rate limits (docs/security.md): per token, and per user over all their tokens; "off" disables.
+POLICYEDITOR_API_THROTTLE_RATE = os.environ.get("POLICYEDITOR_API_THROTTLE_RATE", "600/minute")
+if POLICYEDITOR_API_THROTTLE_RATE.lower() in {"off", "none", ""}:
+    POLICYEDITOR_API_THROTTLE_RATE = None
+POLICYEDITOR_API_USER_THROTTLE_RATE = os.environ.get("POLICYEDITOR_API_USER_THROTTLE_RATE") or None
+
 # Fair use (docs/security.md): engine calls one user may run at once across every gunicorn worker,
 # and how long a call past that waits for a slot before the 429.
 POLICYEDITOR_EVAL_PER_USER = int(os.environ.get("POLICYEDITOR_EVAL_PER_USER", "2"))
