@@ -57,6 +57,12 @@ SPECIFIC_TYPES: tuple[tuple[str, int, str, str], ...] = (
         "Too many evaluations at once",
         "the user already runs POLICYEDITOR_EVAL_PER_USER engine calls (Retry-After says when to retry)",
     ),
+    (
+        "quota-exceeded",
+        403,
+        "Storage quota exceeded",
+        "the write would pass the user's or team's limit of drafts, revisions or bytes",
+    ),
     ("internal-error", 500, "Internal server error", "a bug in the API itself (logged)"),
 )
 

@@ -61,3 +61,11 @@ def get_editable_draft_for(user, pk) -> Draft:
     if not can_edit(user, draft):
         raise PermissionDenied("Your role in this draft's team is read-only.")
     return draft
+
+
+def team_storage(draft: Draft):
+    """The draft's team name, the team's drafts and its quota override; None without a team."""
+    permissions = _review_permissions()
+    if permissions is None:
+        return None
+    return permissions.team_storage(draft)

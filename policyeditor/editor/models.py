@@ -127,6 +127,8 @@ class Revision(models.Model):
         related_name="draft_revisions",
     )
     note = models.CharField(max_length=500, blank=True)
+    # Bytes of the documents as compact JSON: what the storage quota counts (editor/quotas.py).
+    size = models.PositiveIntegerField(default=0)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -168,3 +170,23 @@ class Autosave(models.Model):
 
     def __str__(self) -> str:
         return f"{self.draft.name} autosave of {self.user}"
+
+
+class UserQuota(models.Model):
+    """An administrator's override of one user's storage limits; empty fields keep the defaults."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="storage_quota"
+    )
+    max_drafts = models.PositiveIntegerField(
+        null=True, blank=True, help_text="drafts the user may own (0: no limit)"
+    )
+    max_revisions = models.PositiveIntegerField(
+        null=True, blank=True, help_text="revisions of the user's drafts (0: no limit)"
+    )
+    max_bytes = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="bytes of the revisions of the user's drafts (0: no limit)"
+    )
+
+    def __str__(self) -> str:
+        return f"storage quota of {self.user}"

@@ -11,6 +11,7 @@ from policyeditor.review.models import (
     SavedTestCase,
     ShareLink,
     Team,
+    TeamQuota,
 )
 
 
@@ -22,6 +23,14 @@ class MembershipInline(admin.TabularInline):
     autocomplete_fields = ["user"]
 
 
+class TeamQuotaInline(admin.StackedInline):
+    """The team's storage limits, replacing the POLICYEDITOR_QUOTA_TEAM_* defaults when set."""
+
+    model = TeamQuota
+    extra = 0
+    max_num = 1
+
+
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
     """Teams with their members and approval rule."""
@@ -29,7 +38,7 @@ class TeamAdmin(admin.ModelAdmin):
     list_display = ["name", "required_approvals", "created"]
     search_fields = ["name"]
     exclude = ["group"]
-    inlines = [MembershipInline]
+    inlines = [MembershipInline, TeamQuotaInline]
 
 
 @admin.register(Membership)

@@ -5,7 +5,14 @@ from __future__ import annotations
 from django.db.models import F, Q, QuerySet
 
 from policyeditor.editor.models import Draft
-from policyeditor.review.models import ROLE_RANK, DraftWorkflow, Membership, Role, Team
+from policyeditor.review.models import (
+    ROLE_RANK,
+    DraftWorkflow,
+    Membership,
+    Role,
+    Team,
+    TeamQuota,
+)
 
 
 def _authenticated(user) -> bool:
@@ -127,3 +134,15 @@ def team_members(team: Team | None) -> QuerySet:
     if team is None:
         return Membership.objects.none()
     return Membership.objects.filter(team=team).select_related("user")
+
+
+def team_storage(draft: Draft) -> tuple[str, QuerySet[Draft], TeamQuota | None] | None:
+    """For the storage quota: the draft's team name, the team's drafts and its quota override."""
+    team = team_of(draft)
+    if team is None:
+        return None
+    return (
+        team.name,
+        Draft.objects.filter(workflow__team=team),
+        TeamQuota.objects.filter(team=team).first(),
+    )
