@@ -159,12 +159,15 @@ AUTH_PASSWORD_VALIDATORS = [
 # gunicorn worker shares the count and a restart does not reset it; the lockout is per username and
 # address together, so nobody can lock another user out from elsewhere.
 AUTHENTICATION_BACKENDS = [
+    # One address failing for many usernames is paused too (core/throttling.py).
+    "policyeditor.core.throttling.AddressLockoutBackend",
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+POLICYEDITOR_LOGIN_ADDRESS_FAILURE_LIMIT = int(os.environ.get("LOGIN_ADDRESS_FAILURE_LIMIT", "20"))
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "policyeditor.core.throttling.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "policyeditor.core.throttling.client_ip"

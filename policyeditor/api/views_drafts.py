@@ -27,6 +27,7 @@ from policyeditor.editor.quotas import QuotaExceeded
 from policyeditor.editor.services import Conflict, DraftInputError, create_draft, save_draft
 from policyeditor.review.models import Role
 from policyeditor.review.permissions import has_role, team_of
+from policyeditor.review.workflow import NotAllowed, delete_draft
 
 WRITE_ERRORS = {
     400: problem("The documents or fields are not valid; detail says why."),
@@ -285,5 +286,9 @@ class DraftDetailView(ApiView):
         draft = get_draft_for(request.user, pk)
         if not can_delete(request.user, draft):
             raise Problem(403, "Only the owner, a team admin or staff can delete this draft.")
-        draft.delete()
+        try:
+            # The same path as the editor's delete button: the audit log records who deleted it.
+            delete_draft(request.user, draft)
+        except NotAllowed as exc:
+            raise Problem(403, str(exc)) from exc
         return Response(status=status.HTTP_204_NO_CONTENT)

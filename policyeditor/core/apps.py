@@ -8,3 +8,10 @@ class CoreConfig(AppConfig):
 
     name = "policyeditor.core"
     label = "core"
+
+    def ready(self) -> None:
+        from django.contrib.auth.signals import user_login_failed
+
+        from policyeditor.core.throttling import count_address_failure
+
+        user_login_failed.connect(count_address_failure, dispatch_uid="core-address-failures")

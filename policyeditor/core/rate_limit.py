@@ -46,6 +46,20 @@ def hit(key: str, limit: int, duration: int, now: float | None = None) -> Verdic
     return Verdict(False, wait=max(1.0, window + duration - now))
 
 
+def recent(key: str, duration: int, now: float | None = None) -> int:
+    """About how many requests `key` counted in the last `duration` seconds (nothing is counted)."""
+    now = time.time() if now is None else now
+    window = int(now // duration) * duration
+    elapsed = (now - window) / duration
+    counts = dict(
+        RateCounter.objects.filter(key=key, window__in=[window, window - duration]).values_list(
+            "window", "count"
+        )
+    )
+    previous = counts.get(window - duration, 0)
+    return counts.get(window, 0) + math.ceil(previous * (1 - elapsed))
+
+
 def _increment(key: str, window: int, duration: int, allowed: int) -> bool:
     """Add one to the window's count unless it has reached `allowed`; whether it was added."""
     counters = RateCounter.objects.filter(key=key, window=window)
