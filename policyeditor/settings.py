@@ -247,6 +247,14 @@ POLICYEDITOR_API_USER_THROTTLE_RATE = os.environ.get("POLICYEDITOR_API_USER_THRO
 POLICYEDITOR_EVAL_PER_USER = int(os.environ.get("POLICYEDITOR_EVAL_PER_USER", "2"))
 POLICYEDITOR_EVAL_QUEUE_SECONDS = float(os.environ.get("POLICYEDITOR_EVAL_QUEUE_SECONDS", "3"))
 
+# Storage quotas (editor/quotas.py): unset ones keep the defaults there; 0 is no limit.
+for _scope in ("USER", "TEAM"):
+    for _what in ("DRAFTS", "REVISIONS", "BYTES"):
+        _name = f"POLICYEDITOR_QUOTA_{_scope}_{_what}"
+        if os.environ.get(_name):
+            globals()[_name] = int(os.environ[_name])
+POLICYEDITOR_API_TOKEN_DAYS = int(os.environ.get("POLICYEDITOR_API_TOKEN_DAYS", "90"))
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "policyeditor API",
     "DESCRIPTION": "Validate, evaluate and manage Kubernetes admission policy drafts.",
