@@ -87,6 +87,7 @@ class LoopbackServer:
     accounts: int = 1
     port: int = 0
     users: list[Account] = field(default_factory=list)
+    settings: dict[str, str] = field(default_factory=dict)  # extra environment for the server
     log: Path | None = None
     access_log: Path | None = None
     _dir: Path | None = None
@@ -102,6 +103,7 @@ class LoopbackServer:
             LOG_LEVEL="WARNING",
             PYTHONPATH=str(ROOT),
         )
+        env.update(self.settings)
         env.pop("DATABASE_URL", None)  # always the temporary SQLite file, never a real database
         return env
 

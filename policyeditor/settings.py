@@ -72,6 +72,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    # Whose request this is, for the per-user share of the evaluation workers (core/fair_share.py).
+    "policyeditor.core.fair_share.FairShareMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -158,12 +160,15 @@ AUTH_PASSWORD_VALIDATORS = [
 # gunicorn worker shares the count and a restart does not reset it; the lockout is per username and
 # address together, so nobody can lock another user out from elsewhere.
 AUTHENTICATION_BACKENDS = [
+    # One address failing for many usernames is paused too (core/throttling.py).
+    "policyeditor.core.throttling.AddressLockoutBackend",
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+POLICYEDITOR_LOGIN_ADDRESS_FAILURE_LIMIT = int(os.environ.get("LOGIN_ADDRESS_FAILURE_LIMIT", "20"))
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "policyeditor.core.throttling.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "policyeditor.core.throttling.client_ip"
@@ -232,6 +237,26 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
 }
+# API rate limits (docs/security.md): per token, and per user over all their tokens; "off" disables.
+_api_rate = os.environ.get("POLICYEDITOR_API_THROTTLE_RATE", "600/minute")
+POLICYEDITOR_API_THROTTLE_RATE: str | None = (
+    None if _api_rate.lower() in {"off", "none", ""} else _api_rate
+)
+POLICYEDITOR_API_USER_THROTTLE_RATE = os.environ.get("POLICYEDITOR_API_USER_THROTTLE_RATE") or None
+
+# Fair use (docs/security.md): engine calls one user may run at once across every gunicorn worker,
+# and how long a call past that waits for a slot before the 429.
+POLICYEDITOR_EVAL_PER_USER = int(os.environ.get("POLICYEDITOR_EVAL_PER_USER", "2"))
+POLICYEDITOR_EVAL_QUEUE_SECONDS = float(os.environ.get("POLICYEDITOR_EVAL_QUEUE_SECONDS", "3"))
+
+# Storage quotas (editor/quotas.py): unset ones keep the defaults there; 0 is no limit.
+for _scope in ("USER", "TEAM"):
+    for _what in ("DRAFTS", "REVISIONS", "BYTES"):
+        _name = f"POLICYEDITOR_QUOTA_{_scope}_{_what}"
+        if os.environ.get(_name):
+            globals()[_name] = int(os.environ[_name])
+POLICYEDITOR_API_TOKEN_DAYS = int(os.environ.get("POLICYEDITOR_API_TOKEN_DAYS", "90"))
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "policyeditor API",
     "DESCRIPTION": "Validate, evaluate and manage Kubernetes admission policy drafts.",

@@ -29,6 +29,11 @@ class ApiTokenAuthentication(BaseAuthentication):
         row = ApiToken.objects.matching(token).first()
         if row is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        if row.expired:
+            raise exceptions.AuthenticationFailed(
+                f"Token expired on {row.expires:%Y-%m-%d %H:%M} UTC: create a new one on the "
+                "API tokens page."
+            )
         if not row.user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
         row.touch()

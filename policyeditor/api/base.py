@@ -14,6 +14,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from policyeditor.api.authentication import ApiTokenAuthentication
+from policyeditor.api.models import ApiToken
 from policyeditor.api.parsers import PARSERS, ManifestBody
 from policyeditor.api.problems import Problem, exception_handler
 from policyeditor.api.throttling import ApiRateThrottle
@@ -36,6 +37,15 @@ class ApiView(APIView):
         view = super().as_view(**initkwargs)
         # API clients authenticate per request (token); the site-wide login redirect is for pages.
         return login_not_required(view)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        token = getattr(request, "_auth", None)
+        if isinstance(token, ApiToken):
+            # Clients learn when their token stops working before it does.
+            expires = token.expires.isoformat() if token.expires else "never"
+            response["Policyeditor-Token-Expires"] = expires
+        return response
 
     def get_exception_handler(self):
         return exception_handler

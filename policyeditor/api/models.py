@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
@@ -11,6 +12,13 @@ from django.utils import timezone
 
 TOKEN_PREFIX = "pe_"
 PREFIX_LENGTH = 10  # "pe_" plus 7 characters: enough to tell tokens apart in the list
+DEFAULT_LIFETIME_DAYS = 90
+
+
+def default_lifetime_days() -> int | None:
+    """Days a new token lasts unless chosen otherwise (POLICYEDITOR_API_TOKEN_DAYS; 0: never expire)."""
+    days = int(getattr(settings, "POLICYEDITOR_API_TOKEN_DAYS", DEFAULT_LIFETIME_DAYS))
+    return days or None
 
 
 def digest(token: str) -> str:
@@ -41,6 +49,8 @@ class ApiToken(models.Model):
     digest = models.CharField(max_length=64, unique=True)
     created = models.DateTimeField(auto_now_add=True)
     last_used = models.DateTimeField(null=True, blank=True)
+    # None: never expires (the owner chose so); a password change revokes every token anyway.
+    expires = models.DateTimeField(null=True, blank=True)
 
     objects = ApiTokenQuerySet.as_manager()
 
@@ -51,16 +61,23 @@ class ApiToken(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
     @classmethod
-    def issue(cls, user, name: str) -> tuple[ApiToken, str]:
-        """Create a token for `user`; returns the row and the plain token (never stored)."""
+    def issue(cls, user, name: str, *, days: int | None | str = "default") -> tuple[ApiToken, str]:
+        """Create a token for `user` lasting `days` (None: no expiry); the row and the plain token."""
         plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        lifetime = default_lifetime_days() if days == "default" else days
         row = cls.objects.create(
             user=user,
             name=name.strip()[:100] or "token",
             prefix=plain[:PREFIX_LENGTH],
             digest=digest(plain),
+            expires=timezone.now() + timedelta(days=int(lifetime)) if lifetime else None,
         )
         return row, plain
+
+    @property
+    def expired(self) -> bool:
+        """Whether the token is past its expiry date."""
+        return self.expires is not None and self.expires <= timezone.now()
 
     def touch(self) -> None:
         """Record use, at most once a minute (a write per request would cost every call)."""

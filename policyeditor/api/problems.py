@@ -10,6 +10,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpResponse, JsonResponse
 from rest_framework import exceptions
 
+from policyeditor.core.fair_share import EngineBusy
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.loading import MAX_BYTES, ManifestError
 
@@ -49,6 +50,18 @@ SPECIFIC_TYPES: tuple[tuple[str, int, str, str], ...] = (
         422,
         "Input the engine cannot process",
         "an engine bug met this input (logged)",
+    ),
+    (
+        "evaluation-busy",
+        429,
+        "Too many evaluations at once",
+        "the user already runs POLICYEDITOR_EVAL_PER_USER engine calls (Retry-After says when to retry)",
+    ),
+    (
+        "quota-exceeded",
+        403,
+        "Storage quota exceeded",
+        "the write would pass the user's or team's limit of drafts, revisions or bytes",
     ),
     ("internal-error", 500, "Internal server error", "a bug in the API itself (logged)"),
 )
@@ -164,6 +177,16 @@ def _from_exception(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]
             ),
             headers,
         )
+    if isinstance(exc, EngineBusy):
+        headers["Retry-After"] = str(exc.retry_after)
+        body = problem_body(
+            429,
+            exc.message,
+            slug="evaluation-busy",
+            title="Too many evaluations at once",
+            extra={"retryAfter": exc.retry_after},
+        )
+        return 429, body, headers
     if isinstance(exc, ManifestError):
         extra = {
             key: value

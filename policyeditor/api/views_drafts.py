@@ -23,8 +23,10 @@ from policyeditor.api.serializers_drafts import (
 )
 from policyeditor.editor.access import get_draft_for, get_editable_draft_for, visible_drafts
 from policyeditor.editor.models import Draft, Kind
+from policyeditor.editor.quotas import QuotaExceeded
 from policyeditor.editor.services import Conflict, DraftInputError, create_draft, save_draft
 from policyeditor.review.permissions import team_of
+from policyeditor.review.workflow import NotAllowed, delete_draft
 from policyeditor.teams.models import Role
 from policyeditor.teams.roles import has_role
 
@@ -54,6 +56,17 @@ def draft_response(draft: Draft, code: int = 200, **kwargs) -> Response:
     """The draft as JSON, with its ETag for the next conditional save."""
     return Response(
         DraftSerializer(draft).data, status=code, headers={"ETag": etag(draft)}, **kwargs
+    )
+
+
+def quota_problem(exc: QuotaExceeded) -> Problem:
+    """The 403 a write past a storage quota gets, with what was counted."""
+    return Problem(
+        403,
+        str(exc),
+        slug="quota-exceeded",
+        title="Storage quota exceeded",
+        extra={"quota": exc.what, "limit": exc.limit, "used": exc.used},
     )
 
 
@@ -162,6 +175,8 @@ class DraftListView(ApiView):
                 description=attrs.get("description", ""),
                 note=attrs.get("note") or "Created through the API",
             )
+        except QuotaExceeded as exc:
+            raise quota_problem(exc) from exc
         except DraftInputError as exc:
             raise Problem(400, str(exc)) from exc
         response = draft_response(draft, status.HTTP_201_CREATED)
@@ -246,9 +261,16 @@ class DraftDetailView(ApiView):
                 "it since you loaded it; nothing was written (fetch it again and reapply your edit)",
                 extra={"currentRevision": exc.actual, "yourRevision": exc.expected},
             ) from exc
+        except QuotaExceeded as exc:
+            raise quota_problem(exc) from exc
         except DraftInputError as exc:
             raise Problem(400, str(exc)) from exc
-        return draft_response(draft)
+        response = draft_response(draft)
+        response.data["unchanged"] = draft.unchanged
+        if draft.unchanged:
+            # Nothing was stored: the same revision (and ETag) as before, and the client is told.
+            response["Policyeditor-Unchanged"] = f"revision {draft.revision} kept: nothing changed"
+        return response
 
     @extend_schema(
         operation_id="drafts_destroy",
@@ -265,5 +287,9 @@ class DraftDetailView(ApiView):
         draft = get_draft_for(request.user, pk)
         if not can_delete(request.user, draft):
             raise Problem(403, "Only the owner, a team admin or staff can delete this draft.")
-        draft.delete()
+        try:
+            # The same path as the editor's delete button: the audit log records who deleted it.
+            delete_draft(request.user, draft)
+        except NotAllowed as exc:
+            raise Problem(403, str(exc)) from exc
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -23,9 +23,12 @@ def token_list(request: HttpRequest) -> HttpResponse:
         if ApiToken.objects.for_user(request.user).count() >= MAX_TOKENS:
             form.add_error(None, f"You already have {MAX_TOKENS} tokens: revoke some first.")
         if form.is_valid():
-            row, plain = ApiToken.issue(request.user, form.cleaned_data["name"])
+            days = form.cleaned_data.get("expires_in")
+            row, plain = ApiToken.issue(
+                request.user, form.cleaned_data["name"], days=days if days else None
+            )
             created = {"token": row, "plain": plain}
-            form = TokenForm()
+            form = TokenForm(initial={"expires_in": "90"})
             code = 201
         else:
             code = 400

@@ -15,3 +15,9 @@ class CoreConfig(AppConfig):
         from policyeditor.core.checks import engine_parts
 
         checks.register(engine_parts, "policyeditor")
+
+        from django.contrib.auth.signals import user_login_failed
+
+        from policyeditor.core.throttling import count_address_failure
+
+        user_login_failed.connect(count_address_failure, dispatch_uid="core-address-failures")

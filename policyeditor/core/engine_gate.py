@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from policyeditor.core.fair_share import Slot, take_slot
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.isolation import (
     DEFAULT_TIMEOUT,
@@ -41,8 +42,16 @@ def deadline_for(documents: list) -> float:
 
 
 def run_engine(fn: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
-    """Run a module-level, Django-free engine function in the pool; EngineLimit when it cannot finish."""
-    return _gated(fn, lambda: run_isolated(fn, *args, timeout=timeout))
+    """Run a module-level, Django-free engine function in the pool; EngineLimit when it cannot finish.
+
+    The call first takes one of its user's evaluation slots (fair_share): EngineBusy when the user
+    already runs as many as they may and none frees up in time.
+    """
+    slot = take_slot()
+    try:
+        return _gated(fn, lambda: run_isolated(fn, *args, timeout=timeout))
+    finally:
+        slot.release()
 
 
 def start_engine(
@@ -51,12 +60,21 @@ def start_engine(
     """run_engine in two steps: start fn in the pool now, collect it (always) with the returned call.
 
     The web process works meanwhile (the live preview renders its YAML while a worker validates).
+    The user's evaluation slot is taken now (EngineBusy from here) and given back when collected.
     """
+    slot = take_slot()
     try:
         collect = start_isolated(fn, *args, timeout=timeout)
     except Exception as exc:  # no worker took the call: collecting it reports why
         collect = functools.partial(_reraise, exc)
-    return functools.partial(_gated, fn, collect)
+    return functools.partial(_collect, fn, collect, slot)
+
+
+def _collect(fn: Callable[..., Any], collect: Callable[[], Any], slot: Slot) -> Any:
+    try:
+        return _gated(fn, collect)
+    finally:
+        slot.release()
 
 
 def _reraise(exc: BaseException) -> None:

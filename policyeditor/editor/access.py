@@ -51,3 +51,11 @@ def get_editable_draft_for(user, pk) -> Draft:
     if not can_edit(user, draft):
         raise PermissionDenied("Your role in this draft's team is read-only.")
     return draft
+
+
+def team_storage(draft: Draft):
+    """The draft's team name, the team's drafts and its quota override; None without a team."""
+    rules = extensions.access()
+    if rules is None or rules.team_storage is None:
+        return None
+    return rules.team_storage(draft)

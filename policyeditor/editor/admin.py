@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from policyeditor.editor.models import Draft, Revision
+from policyeditor.editor.models import Draft, Revision, UserQuota
 
 
 @admin.register(Draft)
@@ -18,10 +18,19 @@ class DraftAdmin(admin.ModelAdmin):
 class RevisionAdmin(admin.ModelAdmin):
     """Revisions are history: visible, never editable."""
 
-    list_display = ["draft", "number", "author", "note", "created"]
+    list_display = ["draft", "number", "author", "note", "size", "created"]
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(UserQuota)
+class UserQuotaAdmin(admin.ModelAdmin):
+    """Per-user storage limits that replace the POLICYEDITOR_QUOTA_USER_* defaults."""
+
+    list_display = ["user", "max_drafts", "max_revisions", "max_bytes"]
+    search_fields = ["user__username"]
+    autocomplete_fields = ["user"]

@@ -27,6 +27,9 @@ class DraftAccess:
     visible_draft: Callable[..., Draft]
     # Whether the user may save new revisions of a draft they can see.
     can_edit: Callable[[Any, Draft], bool]
+    # For storage quotas: (the draft's team name, the team's drafts, its quota override or None),
+    # or None for a draft without a team (its owner's quota applies).
+    team_storage: Callable[[Draft], tuple[str, DraftQuerySet, Any] | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,8 @@ class Draft(models.Model):
     updated = models.DateTimeField(auto_now=True)
 
     objects = DraftQuerySet.as_manager()
+    # Not a column: save_draft sets it on the draft it returns when nothing changed.
+    unchanged: bool = False
 
     # Not a column: who deletes the draft, set by review.workflow.delete_draft just before
     # delete() for the pre_delete signal that records it (declared only, for type checkers).
@@ -133,6 +135,8 @@ class Revision(models.Model):
         related_name="draft_revisions",
     )
     note = models.CharField(max_length=500, blank=True)
+    # Bytes of the documents as compact JSON: what the storage quota counts (editor/quotas.py).
+    size = models.PositiveIntegerField(default=0)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -174,3 +178,23 @@ class Autosave(models.Model):
 
     def __str__(self) -> str:
         return f"{self.draft.name} autosave of {self.user}"
+
+
+class UserQuota(models.Model):
+    """An administrator's override of one user's storage limits; empty fields keep the defaults."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="storage_quota"
+    )
+    max_drafts = models.PositiveIntegerField(
+        null=True, blank=True, help_text="drafts the user may own (0: no limit)"
+    )
+    max_revisions = models.PositiveIntegerField(
+        null=True, blank=True, help_text="revisions of the user's drafts (0: no limit)"
+    )
+    max_bytes = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="bytes of the revisions of the user's drafts (0: no limit)"
+    )
+
+    def __str__(self) -> str:
+        return f"storage quota of {self.user}"

@@ -8,7 +8,9 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 
+from policyeditor.editor.errors import DraftInputError
 from policyeditor.editor.models import POLICY_KINDS, Draft, Kind, Revision, Status
+from policyeditor.editor.quotas import check_create, check_save
 from policyeditor.engine.manifests.jsontext import unstorable
 from policyeditor.engine.versions import normalize_version, preferred_api_version
 
@@ -27,10 +29,6 @@ class Conflict(Exception):
             f"{expected}. Your changes were not saved; reload to see the latest version "
             "(your edits are kept in this browser)."
         )
-
-
-class DraftInputError(ValueError):
-    """Documents or settings that cannot be stored as a draft; the message says why."""
 
 
 def _check_documents(documents: Any) -> list[dict]:
@@ -105,6 +103,7 @@ def create_draft(
         raise DraftInputError(f"kind must be one of {', '.join(Kind.values)}, not {kind!r}")
     kind = Kind(kind) if kind else infer_kind(docs)
     name = (name or policy_name(docs, kind) or "untitled").strip()[:253]
+    size = check_create(owner, docs)  # QuotaExceeded past the owner's storage limits
     draft = Draft.objects.create(
         name=name,
         description=description,
@@ -123,6 +122,7 @@ def create_draft(
         kubernetes_version=version,
         author=owner,
         note=note[:500],
+        size=size,
     )
     return draft
 
@@ -137,7 +137,11 @@ def save_draft(
     kubernetes_version: str | None = None,
     name: str | None = None,
 ) -> Draft:
-    """Save new documents as the next revision; Conflict if `expected_revision` is stale."""
+    """Save new documents as the next revision; Conflict if `expected_revision` is stale.
+
+    A save that changes nothing (same documents, version and name as the latest revision) stores
+    nothing: the draft comes back with `unchanged` set. QuotaExceeded past a storage limit.
+    """
     # The check and the write are one conditional UPDATE inside a transaction, so two
     # concurrent saves of the same revision cannot both succeed (no lost work).
     docs = _check_documents(documents)
@@ -149,6 +153,20 @@ def save_draft(
     with transaction.atomic():
         new_number = int(expected_revision) + 1
         name = (name or policy_name(docs, draft.kind) or draft.name).strip()[:253]
+        stored = (
+            Draft.objects.filter(pk=draft.pk)
+            .values("revision", "documents", "kubernetes_version", "name")
+            .first()
+        )
+        same = (docs, version, name)
+        if stored is not None and (
+            stored["revision"] == expected_revision
+            and (stored["documents"], stored["kubernetes_version"], stored["name"]) == same
+        ):
+            draft.refresh_from_db()
+            draft.unchanged = True
+            return draft
+        size = check_save(draft, docs)
         fields = {
             "documents": docs,
             "kubernetes_version": version,
@@ -168,6 +186,8 @@ def save_draft(
             kubernetes_version=version,
             author=author,
             note=(note or "")[:500],
+            size=size,
         )
     draft.refresh_from_db()
+    draft.unchanged = False
     return draft

@@ -15,8 +15,12 @@ from typing import Any
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.manifests.loading import dump_documents
+from policyeditor.review.linediff import DiffTooLarge, Opcode, line_opcodes, unified
 
 CONTEXT = 3  # unchanged lines shown around a change, as `diff -u` does
+# A changed line pair longer than this (characters multiplied) is highlighted whole: the
+# character diff is quadratic, and a multi-kilobyte line is one long value anyway.
+INTRALINE_CELLS = 250_000
 
 
 @dataclass
@@ -51,6 +55,8 @@ class DocumentDiff:
     rows: list[Row]
     added: int = 0
     removed: int = 0
+    # The diff needed more work than linediff.WORK_LIMIT: the page offers both sides to download.
+    too_large: bool = False
 
     @property
     def changed(self) -> bool:
@@ -108,11 +114,13 @@ def document_key(doc: Any, index: int) -> tuple[str, str, str, str]:
 def _unique_keys(docs: list[Any]) -> list[tuple[str, str, str, str]]:
     """Document keys, with a position suffix when two documents share one."""
     keys: list[tuple[str, str, str, str]] = []
+    seen: set[tuple[str, str, str, str]] = set()
     for index, doc in enumerate(docs):
         key = document_key(doc, index)
-        if key in keys:
+        if key in seen:
             key = (*key[:3], f"{key[3]}#{index}")
         keys.append(key)
+        seen.add(key)
     return keys
 
 
@@ -146,6 +154,8 @@ def _intraline(old: str, new: str) -> tuple[list[Segment], list[Segment]]:
     """Both sides of a changed line split into unchanged and changed runs."""
     left: list[Segment] = []
     right: list[Segment] = []
+    if len(old) * len(new) > INTRALINE_CELLS:
+        return [Segment(old, True)], [Segment(new, True)]
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if i2 > i1:
@@ -155,11 +165,9 @@ def _intraline(old: str, new: str) -> tuple[list[Segment], list[Segment]]:
     return left, right
 
 
-def _rows(old_lines: list[str], new_lines: list[str]) -> list[Row]:
+def _rows(old_lines: list[str], new_lines: list[str], opcodes: list[Opcode]) -> list[Row]:
     """Side-by-side rows with unchanged stretches folded beyond CONTEXT lines."""
     rows: list[Row] = []
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    opcodes = matcher.get_opcodes()
     for number, (tag, i1, i2, j1, j2) in enumerate(opcodes):
         if tag == "equal":
             span = i2 - i1
@@ -204,22 +212,25 @@ def diff_document(
         old = _reorder_like(old, new)
     old_text, new_text = _dump(old), _dump(new)
     old_lines, new_lines = old_text.splitlines(), new_text.splitlines()
-    unified = "\n".join(
-        difflib.unified_diff(
-            old_lines,
-            new_lines,
-            fromfile=f"{old_name}/{label}",
-            tofile=f"{new_name}/{label}",
-            lineterm="",
-            n=CONTEXT,
-        )
-    )
-    rows = _rows(old_lines, new_lines)
     status = "added" if old is None else "removed" if new is None else "changed"
+    try:
+        opcodes = line_opcodes(old_lines, new_lines)
+    except DiffTooLarge:
+        return DocumentDiff(label, status, old_text, new_text, "", [], too_large=True)
+    lines = unified(
+        old_lines,
+        new_lines,
+        opcodes,
+        fromfile=f"{old_name}/{label}",
+        tofile=f"{new_name}/{label}",
+        context=CONTEXT,
+    )
+    text = "\n".join(lines)
+    rows = _rows(old_lines, new_lines, opcodes)
     added = sum(1 for row in rows if row.kind in ("insert", "change"))
     removed = sum(1 for row in rows if row.kind in ("delete", "change"))
     return DocumentDiff(
-        label, status, old_text, new_text, unified + "\n" if unified else "", rows, added, removed
+        label, status, old_text, new_text, text + "\n" if text else "", rows, added, removed
     )
 
 
@@ -236,7 +247,8 @@ def diff_revisions(
     old_keys = _unique_keys(old_docs)
     old_by_key = dict(zip(old_keys, old_docs, strict=True))
     new_keys = _unique_keys(new_docs)
-    unmatched_old = [key for key in old_keys if key not in set(new_keys)]
+    new_key_set = set(new_keys)
+    unmatched_old = [key for key in old_keys if key not in new_key_set]
     results: list[DocumentDiff] = []
     for index, (key, doc) in enumerate(zip(new_keys, new_docs, strict=True)):
         label = document_label(doc, index)

@@ -40,6 +40,7 @@ EXTENSION = extensions.Extension(
         visible_drafts=permissions.visible_drafts,
         visible_draft=permissions.visible_draft,
         can_edit=permissions.can_edit,
+        team_storage=permissions.team_storage,
     ),
     review=extensions.DraftReview(
         review_url=lambda draft: reverse("review:draft", args=[draft.pk]),

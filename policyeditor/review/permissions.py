@@ -6,7 +6,7 @@ from django.db.models import F, Q
 
 from policyeditor.editor.models import Draft, DraftQuerySet
 from policyeditor.review.models import DraftWorkflow
-from policyeditor.teams.models import Membership, Role, Team
+from policyeditor.teams.models import Membership, Role, Team, TeamQuota
 from policyeditor.teams.roles import is_signed_in, ranks_at_least, role_in
 
 
@@ -92,3 +92,15 @@ def visible_draft(user, pk: int, *, documents: bool = True) -> Draft:
     if team_id is not None and Membership.objects.filter(user=user, team_id=team_id).exists():
         return draft
     raise Draft.DoesNotExist("No such draft")
+
+
+def team_storage(draft: Draft) -> tuple[str, DraftQuerySet, TeamQuota | None] | None:
+    """For the storage quota: the draft's team name, the team's drafts and its quota override."""
+    team = team_of(draft)
+    if team is None:
+        return None
+    return (
+        team.name,
+        Draft.objects.filter(workflow__team=team),
+        TeamQuota.objects.filter(team=team).first(),
+    )

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from policyeditor.teams.models import Membership, Team
+from policyeditor.teams.models import Membership, Team, TeamQuota
 
 
 class MembershipInline(admin.TabularInline):
@@ -13,6 +13,14 @@ class MembershipInline(admin.TabularInline):
     autocomplete_fields = ["user"]
 
 
+class TeamQuotaInline(admin.StackedInline):
+    """The team's storage limits, replacing the POLICYEDITOR_QUOTA_TEAM_* defaults when set."""
+
+    model = TeamQuota
+    extra = 0
+    max_num = 1
+
+
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
     """Teams with their members and approval rule."""
@@ -20,7 +28,7 @@ class TeamAdmin(admin.ModelAdmin):
     list_display = ["name", "required_approvals", "created"]
     search_fields = ["name"]
     exclude = ["group"]
-    inlines = [MembershipInline]
+    inlines = [MembershipInline, TeamQuotaInline]
 
 
 @admin.register(Membership)

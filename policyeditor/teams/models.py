@@ -81,3 +81,21 @@ class Membership(models.Model):
     def rank(self) -> int:
         """The role's rank in ROLE_RANK."""
         return ROLE_RANK[Role(self.role)]
+
+
+class TeamQuota(models.Model):
+    """An administrator's override of one team's storage limits; empty fields keep the defaults."""
+
+    team = models.OneToOneField(Team, on_delete=models.CASCADE, related_name="storage_quota")
+    max_drafts = models.PositiveIntegerField(
+        null=True, blank=True, help_text="drafts in the team (0: no limit)"
+    )
+    max_revisions = models.PositiveIntegerField(
+        null=True, blank=True, help_text="revisions of the team's drafts (0: no limit)"
+    )
+    max_bytes = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="bytes of the revisions of the team's drafts (0: no limit)"
+    )
+
+    def __str__(self) -> str:
+        return f"storage quota of {self.team}"

@@ -41,7 +41,9 @@ while not stop.exists() and time.monotonic() < deadline:
 
 
 def _env(data_dir: Path) -> dict[str, str]:
-    return {"DEBUG": "1", "POLICYEDITOR_DATA_DIR": str(data_dir)}
+    # The writer stores drafts as fast as it can for a while: no storage quota for this load.
+    quotas = {f"POLICYEDITOR_QUOTA_USER_{what}": "0" for what in ("DRAFTS", "REVISIONS", "BYTES")}
+    return {"DEBUG": "1", "POLICYEDITOR_DATA_DIR": str(data_dir), **quotas}
 
 
 def test_backups_taken_under_concurrent_writes_all_restore(tmp_path):

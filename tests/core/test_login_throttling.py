@@ -93,3 +93,22 @@ def test_the_client_address_comes_from_the_trusted_proxy_hop(rf, monkeypatch):
     monkeypatch.setattr("policyeditor.core.throttling.TRUSTED_PROXIES", 1)
     request = rf.get("/", REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.9")
     assert client_ip(request) == "203.0.113.9"
+
+
+ADDRESS_LIMIT = settings.POLICYEDITOR_LOGIN_ADDRESS_FAILURE_LIMIT
+
+
+def test_one_address_trying_many_usernames_is_paused_for_every_account(alice):
+    spray = Client(REMOTE_ADDR="203.0.113.7")
+    # Never more than one failure per username: the per-account lockout alone never triggers.
+    for attempt in range(ADDRESS_LIMIT):
+        response = sign_in(spray, "wrong-password", username=f"guess{attempt}")
+        assert response.status_code == 200
+    refused = sign_in(spray, "wrong-password", username="another-guess")
+    assert refused.status_code == 429
+    assert "from your address, for several accounts" in refused.content.decode()
+    assert int(refused["Retry-After"]) > 0
+    # Even the right password from that address is refused while the pause lasts ...
+    assert sign_in(spray, PASSWORD).status_code == 429
+    # ... but alice signs in from her own address.
+    assert sign_in(Client(REMOTE_ADDR="198.51.100.2"), PASSWORD).status_code == 302

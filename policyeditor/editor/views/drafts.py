@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import visible_drafts
 from policyeditor.editor.forms import SORTS, DraftFilterForm, ImportForm, NewDraftForm
+from policyeditor.editor.quotas import QuotaExceeded
 from policyeditor.editor.services import DraftInputError, create_draft
 from policyeditor.editor.starters import blank_documents, get_starter, starters
 
@@ -51,10 +52,14 @@ def draft_new(request: HtmxHttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         docs = blank_documents(data["kind"], data["name"], data["kubernetes_version"])
-        draft = create_draft(
-            request.user, docs, kind=data["kind"], kubernetes_version=data["kubernetes_version"]
-        )
-        return redirect(draft)
+        try:
+            draft = create_draft(
+                request.user, docs, kind=data["kind"], kubernetes_version=data["kubernetes_version"]
+            )
+        except QuotaExceeded as exc:
+            form.add_error(None, f"Not created: {exc}")
+        else:
+            return redirect(draft)
     context = {"form": form, "starters": starters(), "import_form": ImportForm()}
     return render(request, "editor/draft_new.html", context, status=400 if form.errors else 200)
 
@@ -65,13 +70,17 @@ def draft_from_starter(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     starter = get_starter(slug)
     if starter is None:
         raise Http404("No such template")
-    draft = create_draft(
-        request.user,
-        starter.documents(),
-        kind=starter.kind,
-        description=starter.summary,
-        note=f"From template {starter.title}",
-    )
+    try:
+        draft = create_draft(
+            request.user,
+            starter.documents(),
+            kind=starter.kind,
+            description=starter.summary,
+            note=f"From template {starter.title}",
+        )
+    except QuotaExceeded as exc:
+        messages.error(request, f"Not created: {exc}")
+        return redirect("editor:draft_new")
     messages.success(request, f"Created from the “{starter.title}” template.")
     return redirect(draft)
 

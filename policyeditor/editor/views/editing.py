@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
@@ -268,7 +269,7 @@ def draft_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 note=request.POST.get("note", ""),
                 kubernetes_version=version,
             )
-            context.update(draft=draft, saved=True)
+            context.update(draft=draft, saved=not draft.unchanged, unchanged=draft.unchanged)
             autosaves.discard(draft, request.user)
         except Conflict as exc:
             context["conflict"] = exc
@@ -276,6 +277,9 @@ def draft_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             context["problem"] = f"Not saved: {exc}"
     status = 409 if context["conflict"] and not request.htmx else 200
     if not request.htmx:
+        if context.get("unchanged"):
+            messages.info(request, f"Nothing changed: revision {draft.revision} is kept as it is.")
+            return redirect(draft)
         if context["saved"]:
             return redirect(draft)
         page = _page_context(draft, parsed.documents, version)

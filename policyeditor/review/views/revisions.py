@@ -16,7 +16,8 @@ from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.models import Draft, Revision, Status
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import comments, permissions, testcases, workflow
-from policyeditor.review.diffs import diff_revisions, document_label
+from policyeditor.review.diff_cache import revision_diff
+from policyeditor.review.diffs import document_label
 from policyeditor.review.models import Review, ShareLink
 from policyeditor.review.permissions import team_of
 from policyeditor.review.views.common import draft_and_revision, safe_filename
@@ -74,12 +75,7 @@ def revision_page(request: HtmxHttpRequest, pk: int, number: int) -> HttpRespons
     view = "unified" if request.GET.get("view") == "unified" else "split"
     diff = None
     if baseline is not None:
-        diff = diff_revisions(
-            baseline.documents,
-            revision.documents,
-            old_name=f"r{baseline.number}",
-            new_name=f"r{revision.number}",
-        )
+        diff = revision_diff(baseline, revision)
     approved = workflow.approved_revision(draft)
     latest = workflow.latest_revision(draft)
     is_latest = latest is not None and latest.pk == revision.pk

@@ -202,11 +202,24 @@ def test_a_stale_save_is_refused_with_a_clear_message_and_overwrites_nothing(
 
 def test_a_plain_form_save_redirects_back_to_the_editor(alice_client, replica_draft):
     data = _form(alice_client, replica_draft)
+    yaml_field = next(k for k in data if k.endswith(":yaml") and "maxReplicas: 3" in data[k])
+    data[yaml_field] = data[yaml_field].replace("maxReplicas: 3", "maxReplicas: 4")
     response = alice_client.post(
         reverse("editor:draft_save", args=[replica_draft.pk]), postable(data)
     )
     assert response.status_code == 302
     assert Draft.objects.get(pk=replica_draft.pk).revision == 2
+
+
+def test_a_plain_form_save_of_nothing_new_redirects_and_stores_no_revision(
+    alice_client, replica_draft
+):
+    data = _form(alice_client, replica_draft)
+    response = alice_client.post(
+        reverse("editor:draft_save", args=[replica_draft.pk]), postable(data), follow=True
+    )
+    assert "Nothing changed: revision 1 is kept as it is." in response.content.decode()
+    assert Draft.objects.get(pk=replica_draft.pk).revision == 1
 
 
 def test_a_save_with_unreadable_yaml_is_refused(alice_client, replica_draft, htmx_headers):
