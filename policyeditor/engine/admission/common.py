@@ -81,7 +81,7 @@ def compile_match_conditions(
 
 def run_match_conditions(
     conditions: list[dict],
-    bindings: acel.Bindings,
+    bindings: acel.Activation,
     version: str,
     *,
     has_params: bool,

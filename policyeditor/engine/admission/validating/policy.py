@@ -87,7 +87,7 @@ def _pick_message(validation: dict, message_value: Any, message_ok: bool) -> str
 
 def validate(
     policy: dict,
-    bindings: acel.Bindings,
+    bindings: acel.Activation,
     version: str,
     outcome: PolicyOutcome,
     plan: ValidationPlan | None = None,
