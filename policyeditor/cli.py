@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from policyeditor import __version__
 from policyeditor.cli_output import cel_result_to_dict, dump, format_evaluation
 from policyeditor.engine.errors import InputError
+from policyeditor.engine.objects import name_of
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
@@ -214,14 +215,14 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 {
                     "file": path,
                     "kind": str(doc.get("kind", "")),
-                    "name": _name(doc),
+                    "name": name_of(doc),
                     "path": error.path,
                     "message": error.message,
                 }
             )
         for doc in docs:
             warnings += [
-                f"{path}: {doc.get('kind', '')} {_name(doc)!r}: warning: {w}"
+                f"{path}: {doc.get('kind', '')} {name_of(doc)!r}: warning: {w}"
                 for w in _warnings(validation, doc, version)
             ]
     if args.output != "text":
@@ -269,11 +270,6 @@ def _warnings(validation: Any, doc: dict, version: str) -> list[str]:
         return []
 
 
-def _name(doc: Any) -> str:
-    metadata = doc.get("metadata") if isinstance(doc, dict) else None
-    return str(metadata.get("name", "")) if isinstance(metadata, dict) else ""
-
-
 # ---------------------------------------------------------------- eval
 
 
@@ -298,7 +294,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if problems:
         for index, error in problems:
             doc = documents[index]
-            err.write(f"{doc.get('kind', '')} {_name(doc)!r}: {error}\n")
+            err.write(f"{doc.get('kind', '')} {name_of(doc)!r}: {error}\n")
         err.write(
             f"the policies are not valid for Kubernetes {version}: fix them before evaluating\n"
         )

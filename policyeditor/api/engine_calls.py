@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from policyeditor.engine.errors import FieldError, InputError
+from policyeditor.engine.objects import ADMISSION_KINDS, kind_of
 
 logger = logging.getLogger(__name__)
 
@@ -49,10 +50,9 @@ def _located(documents: list[dict], index: int, error: FieldError) -> dict[str, 
     doc = documents[index] if 0 <= index < len(documents) else {}
     metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     name = metadata.get("name") or metadata.get("generateName") or ""
-    kind = doc.get("kind")
     return {
         "document": index,
-        "kind": kind if isinstance(kind, str) else "",
+        "kind": kind_of(doc),
         "name": name if isinstance(name, str) else "",
         "path": error.path,
         "message": error.message,
@@ -68,7 +68,7 @@ def validate_bundle(documents: list[dict], version: str) -> dict[str, Any]:
         warnings = [
             (index, warning)
             for index, doc in enumerate(documents)
-            if doc.get("kind") in validation.POLICY_KINDS
+            if doc.get("kind") in ADMISSION_KINDS
             for warning in validation.warnings_for(doc, version=version)
         ]
     except InputError as exc:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from policyeditor.engine import schemas
-from policyeditor.engine.versions import DEFAULT_VERSION, family
+from policyeditor.engine.objects import family
+from policyeditor.engine.versions import DEFAULT_VERSION
 
 _POD_SPEC = {"containers": [{"name": "app", "image": "registry.k8s.io/nginx:1.27"}]}
 _SPECS: dict[str, dict[str, Any]] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-GROUP = "admissionregistration.k8s.io"
+from policyeditor.engine.objects import family
 
 KUBERNETES_VERSIONS: tuple[str, ...] = (
     "1.30",
@@ -18,9 +18,6 @@ KUBERNETES_VERSIONS: tuple[str, ...] = (
     "1.37",
 )
 DEFAULT_VERSION = KUBERNETES_VERSIONS[-1]
-
-VALIDATING_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
-MUTATING_KINDS = ("MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding")
 
 # First minor version in which each API version of each kind family is served (KUBERNETES.md 1).
 # VAP v1alpha1 and v1beta1 are still listed by the docs as served (behind runtime-config) in 1.30+;
@@ -66,15 +63,6 @@ def _normalized(version: str) -> str:
 def minor(version: str) -> int:
     """The minor number of a version string."""
     return parse_version(version)[1]
-
-
-def family(kind: str) -> str | None:
-    """'validating' or 'mutating' for one of the four policy kinds, else None."""
-    if kind in VALIDATING_KINDS:
-        return "validating"
-    if kind in MUTATING_KINDS:
-        return "mutating"
-    return None
 
 
 def served_api_versions(kind: str, version: str) -> list[str]:

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policyeditor.engine.errors import InputError
+from policyeditor.engine.manifests.diff import CONTEXT, unified_text
 from policyeditor.engine.manifests.loading import dump_documents
-
-CONTEXT = 3  # unchanged lines shown around a change, as `diff -u` does
+from policyeditor.engine.objects import kind_of, name_of, namespace_of
 
 
 @dataclass
@@ -94,11 +94,8 @@ def document_key(doc: Any, index: int) -> tuple[str, str, str, str]:
     """What identifies a document across revisions; unnamed ones fall back to their position."""
     if not isinstance(doc, dict):
         return ("", "", "", f"#{index}")
-    metadata = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    name = metadata.get("name") if isinstance(metadata.get("name"), str) else ""
-    namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else ""
-    kind = doc.get("kind") if isinstance(doc.get("kind"), str) else ""
-    return (_group(doc.get("apiVersion")), kind, namespace, name or f"#{index}")
+    name = name_of(doc)
+    return (_group(doc.get("apiVersion")), kind_of(doc), namespace_of(doc), name or f"#{index}")
 
 
 def _unique_keys(docs: list[Any]) -> list[tuple[str, str, str, str]]:
@@ -200,23 +197,14 @@ def diff_document(
         old = _reorder_like(old, new)
     old_text, new_text = _dump(old), _dump(new)
     old_lines, new_lines = old_text.splitlines(), new_text.splitlines()
-    unified = "\n".join(
-        difflib.unified_diff(
-            old_lines,
-            new_lines,
-            fromfile=f"{old_name}/{label}",
-            tofile=f"{new_name}/{label}",
-            lineterm="",
-            n=CONTEXT,
-        )
+    unified = unified_text(
+        old_text, new_text, fromfile=f"{old_name}/{label}", tofile=f"{new_name}/{label}"
     )
     rows = _rows(old_lines, new_lines)
     status = "added" if old is None else "removed" if new is None else "changed"
     added = sum(1 for row in rows if row.kind in ("insert", "change"))
     removed = sum(1 for row in rows if row.kind in ("delete", "change"))
-    return DocumentDiff(
-        label, status, old_text, new_text, unified + "\n" if unified else "", rows, added, removed
-    )
+    return DocumentDiff(label, status, old_text, new_text, unified, rows, added, removed)
 
 
 def diff_revisions(

@@ -13,12 +13,11 @@ from policyeditor.engine import cel
 from policyeditor.engine.admission.request import AdmissionRequest
 
 # The budgets are read through this module at call time, so a test can lower them here.
-# The record of the values an expression sees is the CEL runtime's own Activation.
-from policyeditor.engine.cel import Activation as Activation
 from policyeditor.engine.cel import BUDGET_MESSAGE as BUDGET_MESSAGE
 from policyeditor.engine.cel import MATCH_CONDITIONS_BUDGET as MATCH_CONDITIONS_BUDGET
 from policyeditor.engine.cel import PER_CALL_LIMIT as PER_CALL_LIMIT
 from policyeditor.engine.cel import RUNTIME_BUDGET as RUNTIME_BUDGET
+from policyeditor.engine.cel import Activation  # the evaluators' record of an expression's values
 
 
 @dataclass

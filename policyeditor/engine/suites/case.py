@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from policyeditor.engine.objects import BINDING_KINDS, POLICY_KINDS, name_of
 from policyeditor.engine.suites.check import check
-from policyeditor.engine.suites.files import BINDING_KINDS, POLICY_KINDS, name_of
 from policyeditor.engine.suites.model import LAYOUT_KAPTEST, UNSET, CaseResult, TestCase
 
 

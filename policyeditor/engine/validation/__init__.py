@@ -1,7 +1,6 @@
 """API-server validation of admission policies and bindings, as FieldErrors in its own words."""
 
 from policyeditor.engine.validation.documents import (
-    POLICY_KINDS,
     apply_defaults,
     bundle_warnings,
     status_message,
@@ -11,7 +10,6 @@ from policyeditor.engine.validation.documents import (
 )
 
 __all__ = [
-    "POLICY_KINDS",
     "apply_defaults",
     "bundle_warnings",
     "status_message",

@@ -15,7 +15,8 @@ from typing import Any
 
 from policyeditor.engine import schemas
 from policyeditor.engine.errors import FieldError
-from policyeditor.engine.versions import DEFAULT_VERSION, GROUP
+from policyeditor.engine.objects import ADMISSION_GROUP
+from policyeditor.engine.versions import DEFAULT_VERSION
 
 _API_VERSIONS = ("v1", "v1beta1", "v1alpha1")
 
@@ -38,7 +39,7 @@ def kind_schema(kind: str, api_version: str, k8s_version: str) -> tuple[dict, st
     candidates += [(other, k8s_version) for other in _API_VERSIONS]
     candidates += [(other, DEFAULT_VERSION) for other in _API_VERSIONS]
     for candidate, k8s in candidates:
-        schema = schemas.schema_for(GROUP, candidate, kind, k8s)
+        schema = schemas.schema_for(ADMISSION_GROUP, candidate, kind, k8s)
         if schema:
             return schema, k8s
     return None

@@ -17,11 +17,9 @@ from policyeditor.engine.admission import cel_bindings as acel
 from policyeditor.engine.admission.common import (
     EvalContext,
     as_list,
-    name_of,
     namespace_not_found,
     record_variables,
     run_match_conditions,
-    spec_of,
 )
 from policyeditor.engine.admission.matching import match_binding, match_policy
 from policyeditor.engine.admission.mutating.mutation import (
@@ -34,6 +32,7 @@ from policyeditor.engine.admission.mutating.mutation import (
 from policyeditor.engine.admission.params import collect_params, param_label
 from policyeditor.engine.admission.request import AdmissionRequest
 from policyeditor.engine.admission.result import PolicyOutcome, Step
+from policyeditor.engine.objects import name_of, spec_of
 
 KIND = "MutatingAdmissionPolicy"
 

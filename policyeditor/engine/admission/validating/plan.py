@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from policyeditor.engine.admission import cel_bindings as acel
-from policyeditor.engine.admission.common import as_list, compile_match_conditions, spec_of
+from policyeditor.engine.admission.common import as_list, compile_match_conditions
+from policyeditor.engine.objects import spec_of
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,9 @@ from policyeditor.engine.admission import cel_bindings as acel
 from policyeditor.engine.admission.common import (
     EvalContext,
     as_list,
-    name_of,
     namespace_not_found,
     record_variables,
     run_match_conditions,
-    spec_of,
 )
 from policyeditor.engine.admission.matching import match_binding, match_policy
 from policyeditor.engine.admission.params import collect_params, param_label
@@ -35,6 +33,7 @@ from policyeditor.engine.admission.validating.actions import (
     truncate,
 )
 from policyeditor.engine.admission.validating.plan import ValidationPlan, make_plan, plan_for
+from policyeditor.engine.objects import name_of, spec_of
 
 # Part of this module's interface (admission.py and the CLI read them from here).
 __all__ = [
