@@ -287,7 +287,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise InputError(
             "no ValidatingAdmissionPolicy or MutatingAdmissionPolicy in the files given"
         )
-    from policyeditor.engine.admission import evaluation as admission
+    from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs
     from policyeditor.engine.validation import documents as validation
 
     problems = validation.validate_documents(documents, version=version)
@@ -302,22 +302,23 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     user_info = {"username": args.user} if args.user else {}
     if args.group:
         user_info["groups"] = list(args.group)
-    request = admission.AdmissionRequest.build(
+    inputs = EvaluationInputs(
+        documents,
+        version,
         object=obj,
         old_object=old,
         operation=args.operation,
         user_info=user_info or None,
-        version=version,
+        resources=resources,
+        policy=args.policy,
+        binding=args.binding,
     )
-    kwargs: dict[str, Any] = {"version": version, "resources": resources}
     if args.params:
-        kwargs["params"] = _load_one(args.params, "param object")
+        inputs.params = _load_one(args.params, "param object")
     if args.namespace_object:
-        kwargs["namespace_object"] = _load_one(args.namespace_object, "Namespace")
-    kwargs["authorizer"] = _authorizer(args.authorizer)
-    result = admission.evaluate(
-        documents, request, policy=args.policy, binding=args.binding, **kwargs
-    )
+        inputs.namespace_object = _load_one(args.namespace_object, "Namespace")
+    inputs.authorizer = _authorizer(args.authorizer)
+    result = evaluate_inputs(inputs)
     if args.output == "text":
         out.write(format_evaluation(result))
     else:
@@ -326,13 +327,13 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _authorizer(path: str | None) -> Any:
-    from policyeditor.engine.admission.authorizer import MockAuthorizer, parse_entries
+    from policyeditor.engine.admission.inputs import mock_authorizer
     from policyeditor.engine.suites.files import load_list
     from policyeditor.engine.suites.model import SuiteError
 
     try:
         entries = load_list(Path(path), what="authorizer mocks") if path else []
-        return MockAuthorizer(parse_entries(entries))
+        return mock_authorizer(entries)
     except SuiteError as error:
         raise InputError(str(error)) from None
     except ValueError as error:

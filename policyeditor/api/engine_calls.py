@@ -85,43 +85,38 @@ def _authorizer(entries: list[dict] | None):
     """A mocked authorizer from the request's entries (None when there are none)."""
     if not entries:
         return None
-    from policyeditor.engine.admission.authorizer import MockAuthorizer, parse_entries
+    from policyeditor.engine.admission.inputs import mock_authorizer
 
-    return MockAuthorizer(parse_entries([dict(entry) for entry in entries]))
+    return mock_authorizer(entries)
 
 
 def evaluate_bundle(payload: dict[str, Any]) -> dict[str, Any]:
     """Build the admission request and evaluate the documents against it."""
-    from policyeditor.engine.admission import evaluation as admission
+    from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs
 
     version = payload["kubernetesVersion"]
     try:
         authorizer = _authorizer(payload.get("authorizer"))
     except ValueError as exc:  # parse_entries names the entry and field at fault
         return _problem(str(exc))
+    inputs = EvaluationInputs(
+        payload["documents"],
+        version,
+        object=payload.get("object"),
+        old_object=payload.get("oldObject"),
+        operation=payload.get("operation"),
+        user_info=payload.get("userInfo"),
+        overrides=payload.get("request"),
+        namespace_object=payload.get("namespaceObject"),
+        authorizer=authorizer,
+        resources=payload.get("resources") or [],
+        policy=payload.get("policy"),
+        binding=payload.get("binding"),
+    )
+    if "params" in payload:
+        inputs.params = payload["params"]
     try:
-        request = admission.AdmissionRequest.build(
-            object=payload.get("object"),
-            old_object=payload.get("oldObject"),
-            operation=payload.get("operation"),
-            user_info=payload.get("userInfo"),
-            overrides=payload.get("request"),
-            version=version,
-        )
-        options: dict[str, Any] = {}
-        if "params" in payload:
-            options["params"] = payload["params"]
-        result = admission.evaluate(
-            payload["documents"],
-            request,
-            version=version,
-            resources=payload.get("resources") or [],
-            namespace_object=payload.get("namespaceObject"),
-            authorizer=authorizer,
-            policy=payload.get("policy"),
-            binding=payload.get("binding"),
-            **options,
-        )
+        result = evaluate_inputs(inputs)
     except InputError as exc:
         return _problem(str(exc))
     body = jsonable(result.to_dict())
