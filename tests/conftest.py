@@ -67,6 +67,34 @@ def bob(make_user):
 
 
 @pytest.fixture
+def carol(make_user):
+    """A viewer of team-a."""
+    return make_user("carol")
+
+
+@pytest.fixture
+def dave(make_user):
+    """The admin of team-a."""
+    return make_user("dave")
+
+
+@pytest.fixture
+def team(alice, bob, carol, dave):
+    """team-a: alice author, bob reviewer, carol viewer, dave admin."""
+    from policyeditor.review.models import Membership, Role, Team
+
+    team = Team.objects.create(name="team-a")
+    for user, role in [
+        (alice, Role.AUTHOR),
+        (bob, Role.REVIEWER),
+        (carol, Role.VIEWER),
+        (dave, Role.ADMIN),
+    ]:
+        Membership.objects.create(team=team, user=user, role=role)
+    return team
+
+
+@pytest.fixture
 def alice_client(client, alice):
     """A Django test client signed in as alice."""
     client.force_login(alice)

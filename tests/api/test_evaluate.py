@@ -13,6 +13,7 @@ from policyeditor.engine.objects import BINDING_KINDS
 from policyeditor.engine.suites import runner as testing
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.model import UNSET
+from tests.builders import rules
 from tests.vectors import TESTS
 
 pytestmark = pytest.mark.django_db
@@ -27,16 +28,7 @@ MAP = {
     "spec": {
         "failurePolicy": "Fail",
         "reinvocationPolicy": "Never",
-        "matchConstraints": {
-            "resourceRules": [
-                {
-                    "apiGroups": ["apps"],
-                    "apiVersions": ["v1"],
-                    "operations": ["CREATE"],
-                    "resources": ["deployments"],
-                }
-            ]
-        },
+        "matchConstraints": rules(operations=("CREATE",)),
         "mutations": [
             {
                 "patchType": "JSONPatch",

@@ -7,40 +7,7 @@ import pytest
 from policyeditor.editor.services import create_draft, save_draft
 from policyeditor.review.models import Membership, Role, Team
 from policyeditor.review.workflow import assign_team
-
-POLICY = {
-    "apiVersion": "admissionregistration.k8s.io/v1",
-    "kind": "ValidatingAdmissionPolicy",
-    "metadata": {"name": "replica-limit.example.com"},
-    "spec": {
-        "failurePolicy": "Fail",
-        "matchConstraints": {
-            "resourceRules": [
-                {
-                    "apiGroups": ["apps"],
-                    "apiVersions": ["v1"],
-                    "operations": ["CREATE", "UPDATE"],
-                    "resources": ["deployments"],
-                }
-            ]
-        },
-        "validations": [
-            {"expression": "object.spec.replicas <= 5", "message": "must be at most 5"}
-        ],
-    },
-}
-
-
-def policy(limit: int = 5) -> dict:
-    """The sample policy with another replica limit."""
-    import copy
-
-    doc = copy.deepcopy(POLICY)
-    doc["spec"]["validations"][0] = {
-        "expression": f"object.spec.replicas <= {limit}",
-        "message": f"must be at most {limit}",
-    }
-    return doc
+from tests.builders import replica_limit as policy
 
 
 @pytest.fixture(autouse=True)
@@ -50,35 +17,9 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture
-def carol(make_user):
-    """A viewer of team-a."""
-    return make_user("carol")
-
-
-@pytest.fixture
-def dave(make_user):
-    """The admin of team-a."""
-    return make_user("dave")
-
-
-@pytest.fixture
 def eve(make_user):
     """An author of another team."""
     return make_user("eve")
-
-
-@pytest.fixture
-def team(alice, bob, carol, dave):
-    """team-a: alice author, bob reviewer, carol viewer, dave admin."""
-    team = Team.objects.create(name="team-a")
-    for user, role in [
-        (alice, Role.AUTHOR),
-        (bob, Role.REVIEWER),
-        (carol, Role.VIEWER),
-        (dave, Role.ADMIN),
-    ]:
-        Membership.objects.create(team=team, user=user, role=role)
-    return team
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from policyeditor.editor.services import create_draft
 from policyeditor.editor.starters import get_starter
 from policyeditor.review import testcases
 from policyeditor.review.models import SavedTestCase
+from tests.builders import replica_limit as policy
 from tests.editor.formhtml import form_data, postable
-from tests.review.conftest import policy
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from policyeditor.editor.services import create_draft, save_draft
 from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.review import workflow
 from policyeditor.review.models import Action, AuditEvent, Membership, Role, Team
-from tests.review.conftest import policy
+from tests.builders import replica_limit as policy
 
 pytestmark = pytest.mark.django_db
 

@@ -3,17 +3,9 @@
 from __future__ import annotations
 
 from policyeditor.engine.admission.evaluation import AdmissionRequest, evaluate
+from tests.builders import document, rules
 
-RULES = {
-    "resourceRules": [
-        {
-            "apiGroups": [""],
-            "apiVersions": ["v1"],
-            "operations": ["CREATE", "UPDATE"],
-            "resources": ["configmaps"],
-        }
-    ]
-}
+RULES = rules("configmaps", group="")
 
 
 def json_patch(expression):
@@ -31,23 +23,13 @@ def map_policy(name="mutate", mutations=(), reinvocation="Never", **spec):
         "reinvocationPolicy": reinvocation,
     }
     body.update(spec)
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "MutatingAdmissionPolicy",
-        "metadata": {"name": name},
-        "spec": body,
-    }
+    return document("MutatingAdmissionPolicy", name, body)
 
 
 def map_binding(name, policy, **spec):
     body = {"policyName": policy}
     body.update(spec)
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "MutatingAdmissionPolicyBinding",
-        "metadata": {"name": name},
-        "spec": body,
-    }
+    return document("MutatingAdmissionPolicyBinding", name, body)
 
 
 def configmap(name="cm", annotations=None, labels=None, data=None):
