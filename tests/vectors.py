@@ -51,3 +51,20 @@ def shift_self_columns(record: dict, expected: str) -> str:
         return f"<input>:{line}:{column + 2 * prefix.count('self')}"
 
     return re.sub(r"<input>:(\d+):(\d+)", shift, expected)
+
+
+def assert_vector_outcome(record: dict, phase: str, message: str, value: object) -> None:
+    """An evaluation's (phase, message, value) is the one a CEL conformance vector expects."""
+    if "expect_error" in record:
+        expected = shift_self_columns(record, record["expect_error"])
+        assert phase != "value", f"expected an error, got {value!r}"
+        if record.get("phase"):
+            assert phase == record["phase"], message
+        if record.get("error_match") == "regex":
+            assert re.search(expected, message), message
+        else:
+            assert expected in message
+    else:
+        assert phase == "value", message
+        assert value == record["expect"]
+        assert type(value) is type(record["expect"])

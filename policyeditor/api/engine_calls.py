@@ -167,14 +167,7 @@ def evaluate_cel(payload: dict[str, Any]) -> dict[str, Any]:
     if not compiled.ok:
         body["error"] = body["errors"][0] if body["errors"] else None
         return body
-    activation = cel.Activation(
-        object=payload.get("object"),
-        old_object=payload.get("oldObject"),
-        request=payload.get("request"),
-        params=payload.get("params"),
-        namespace_object=payload.get("namespaceObject"),
-        authorizer=authorizer,
-    )
+    activation = cel.Activation.of(payload, authorizer)
     cel.VariableResolver(compiled_vars).bind(activation)
     result = compiled.program.evaluate(activation)
     body["value"] = jsonable(result.value)

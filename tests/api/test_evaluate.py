@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import pytest
 
 from policyeditor.api.examples import DEPLOYMENT, POLICY
+from policyeditor.engine import suites as testing
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.engine.objects import BINDING_KINDS
-from policyeditor.engine.suites import runner as testing
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.model import UNSET
 from tests.builders import rules

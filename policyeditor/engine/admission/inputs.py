@@ -47,21 +47,12 @@ def evaluate_inputs(inputs: EvaluationInputs) -> EvaluationResult:
     the evaluation itself never raises.
     """
     request = AdmissionRequest.build(
-        object=inputs.object,
-        old_object=inputs.old_object,
-        operation=inputs.operation,
-        user_info=inputs.user_info,
-        overrides=inputs.overrides,
-        version=inputs.version,
+        **{name: getattr(inputs, name) for name in _REQUEST_FIELDS}, version=inputs.version
     )
-    return evaluate(
-        inputs.documents,
-        request,
-        version=inputs.version,
-        params=inputs.params,
-        resources=inputs.resources,
-        namespace_object=inputs.namespace_object,
-        authorizer=inputs.authorizer,
-        policy=inputs.policy,
-        binding=inputs.binding,
-    )
+    options = {name: getattr(inputs, name) for name in _EVALUATE_OPTIONS}
+    return evaluate(inputs.documents, request, version=inputs.version, **options)
+
+
+# Which inputs describe the request (AdmissionRequest.build) and which the cluster (evaluate).
+_REQUEST_FIELDS = ("object", "old_object", "operation", "user_info", "overrides")
+_EVALUATE_OPTIONS = ("params", "resources", "namespace_object", "authorizer", "policy", "binding")

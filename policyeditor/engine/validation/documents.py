@@ -29,7 +29,7 @@ from policyeditor.engine.apimachinery import (
     required,
     validate_object_meta,
 )
-from policyeditor.engine.defaulting.admissionregistration import apply_defaults, default_in_place
+from policyeditor.engine.defaulting.admissionregistration import default_in_place
 from policyeditor.engine.errors import FieldError
 from policyeditor.engine.objects import (
     ADMISSION_GROUP,
@@ -38,7 +38,6 @@ from policyeditor.engine.objects import (
     POLICY_KINDS,
     family,
 )
-from policyeditor.engine.validation.bundle import bundle_warnings
 from policyeditor.engine.validation.cel import CelChecker, Preexisting, preexisting_expressions
 from policyeditor.engine.validation.mutating import validate_map_spec
 from policyeditor.engine.validation.policy import validate_vap_spec
@@ -56,15 +55,6 @@ from policyeditor.engine.versions import (
     preferred_api_version,
     served_api_versions,
 )
-
-__all__ = [
-    "apply_defaults",
-    "bundle_warnings",
-    "status_message",
-    "validate_document",
-    "validate_documents",
-    "warnings_for",
-]
 
 # When each API version is deprecated and stops being served (KUBERNETES.md 1), for the
 # deprecation warning the API server sends back.
