@@ -13,7 +13,7 @@ from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.engine.objects import BINDING_KINDS
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.model import UNSET
-from tests.builders import rules
+from tests.builders import document, rules
 from tests.vectors import TESTS
 
 pytestmark = pytest.mark.django_db
@@ -21,11 +21,10 @@ pytestmark = pytest.mark.django_db
 EVALUATE = "/api/v1/evaluate"
 CASES, _ERRORS = testing.discover([TESTS / "data" / "suites" / "passing"])
 
-MAP = {
-    "apiVersion": "admissionregistration.k8s.io/v1beta1",
-    "kind": "MutatingAdmissionPolicy",
-    "metadata": {"name": "add-team-label"},
-    "spec": {
+MAP = document(
+    "MutatingAdmissionPolicy",
+    "add-team-label",
+    {
         "failurePolicy": "Fail",
         "reinvocationPolicy": "Never",
         "matchConstraints": rules(operations=("CREATE",)),
@@ -38,7 +37,8 @@ MAP = {
             }
         ],
     },
-}
+    api_version="admissionregistration.k8s.io/v1beta1",
+)
 
 
 def request_for(case) -> dict:

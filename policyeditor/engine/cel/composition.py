@@ -49,7 +49,7 @@ def compile_variables(
         )
         results[name] = result
         names.append(name)
-        types.append(_declarable(result.output_type) if result.ok else "dyn")
+        types.append(declarable(result.output_type) if result.ok else "dyn")
     final = Declarations(
         has_params=declarations.has_params,
         variables=tuple(names),
@@ -59,8 +59,10 @@ def compile_variables(
     return results, final
 
 
-def _declarable(type_text: str) -> str:
-    # Kubernetes keeps list/map/scalar types and makes everything else dyn (KUBERNETES.md 10.4).
+def declarable(type_text: str) -> str:
+    """The type a composited variable is declared with, from its expression's output type."""
+    # Kubernetes keeps list/map/scalar types and makes everything else dyn: kubernetes/kubernetes
+    # staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/composition.go, CompositedCompiler.
     if type_text.startswith(("Object", "JSONPatch", "list(JSONPatch", "list(Object")):
         return "dyn"
     if "*error*" in type_text or type_text.startswith("type("):

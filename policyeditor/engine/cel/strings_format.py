@@ -7,17 +7,16 @@ here: `%e` clauses are rendered in Python, everything else still by the engine's
 
 from __future__ import annotations
 
-import datetime
 import functools
 import math
 import re
 from typing import Any
 
 import cel_expr_python.cel as cel
-from google.protobuf import duration_pb2, timestamp_pb2
 
 from policyeditor.engine.cel.descriptors import shared_pool
 from policyeditor.engine.cel.issues import translate_runtime_message
+from policyeditor.engine.cel.runtime.wellknown import protobuf_time
 
 _CLAUSE = re.compile(r"%(?:\.(\d+))?([a-zA-Z%])")
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -42,20 +41,11 @@ def _engine_format() -> Any:
 
 
 def _engine_value(value: Any) -> Any:
-    # Python durations/timestamps are not accepted as activation data; their protobuf forms are.
-    if isinstance(value, datetime.timedelta):
-        message = duration_pb2.Duration()
-        message.FromTimedelta(value)
-        return message
-    if isinstance(value, datetime.datetime):
-        message = timestamp_pb2.Timestamp()
-        message.FromDatetime(value if value.tzinfo else value.replace(tzinfo=datetime.UTC))
-        return message
     if isinstance(value, list):
         return [_engine_value(v) for v in value]
     if isinstance(value, dict):
         return {k: _engine_value(v) for k, v in value.items()}
-    return value
+    return protobuf_time(value)
 
 
 def format_string(fmt: str, args: list) -> str:

@@ -33,6 +33,7 @@ from policyeditor.engine.admission.validating.actions import (
     truncate,
 )
 from policyeditor.engine.admission.validating.plan import ValidationPlan, make_plan, plan_for
+from policyeditor.engine.cel.runtime.functions import cel_type_name
 from policyeditor.engine.objects import name_of, spec_of
 
 # Part of this module's interface (admission.py and the CLI read them from here).
@@ -49,23 +50,6 @@ __all__ = [
 
 MAX_MESSAGE_BYTES = 5 * 1024
 MAX_AUDIT_VALUE_BYTES = 10 * 1024
-
-
-def _cel_type(value: Any) -> str:
-    """The CEL type name of a plain evaluation result (as cel-go prints it)."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, bytes):
-        return "bytes"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "map"
-    return type(value).__name__
 
 
 def _action_for(failure_policy: str) -> str:
@@ -204,7 +188,7 @@ def validate(
         else:
             message = (
                 f"valueExpression '{expression}' resulted in unsupported return type: "
-                f"{_cel_type(value)}. Return type must be either string or null."
+                f"{cel_type_name(value)}. Return type must be either string or null."
             )
             step.status, step.error = "error", message
             audits.append((key, "error", message))

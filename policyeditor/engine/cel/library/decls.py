@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from cel_expr_python import cel
-from google.protobuf import duration_pb2, timestamp_pb2
 
 from policyeditor.engine.cel.library import cost
 from policyeditor.engine.cel.library.errors import guarded
 from policyeditor.engine.cel.runtime import state as runtime_state
+from policyeditor.engine.cel.runtime.wellknown import protobuf_time
 
 # Rules of cel-expr-python 0.1.3 that shape these declarations (found by experiment):
 # - At runtime overloads are dispatched on value *kinds* (list, map, string, message, ...), not on
@@ -45,22 +44,8 @@ class Spec:
     extension: bool = False
 
 
-def _to_cel(value: Any) -> Any:
-    # a dyn-typed result is not converted by cel-expr-python: durations and timestamps must be
-    # handed back as their protobuf well-known types
-    if isinstance(value, datetime.timedelta):
-        message = duration_pb2.Duration()
-        message.FromTimedelta(value)
-        return message
-    if isinstance(value, datetime.datetime):
-        message = timestamp_pb2.Timestamp()
-        message.FromDatetime(value)
-        return message
-    return value
-
-
 def _dyn_result(function: Callable[..., Any]) -> Callable[..., Any]:
-    return lambda *args: _to_cel(function(*args))
+    return lambda *args: protobuf_time(function(*args))
 
 
 def _type(signature: str) -> cel.Type:

@@ -83,7 +83,8 @@ def _object(name: str, fields: dict) -> dict:
     return checked
 
 
-def _cel_type_name(value: Any) -> str:
+def cel_type_name(value: Any) -> str:
+    """The CEL type name of a plain value, as cel-go prints it in errors."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):
@@ -105,7 +106,7 @@ def _jsonpatch(fields: dict) -> dict:
             raise ValueError(f"unexpected JSONPatchType field: {key}")
         if key != "value" and not isinstance(value, str):
             raise ValueError(
-                f"unexpected type {_cel_type_name(value)} for JSONPatchType '{key}' field"
+                f"unexpected type {cel_type_name(value)} for JSONPatchType '{key}' field"
             )
     return {key: strip_markers(value) for key, value in fields.items()}
 

@@ -276,11 +276,10 @@ def test_object_type_names_must_follow_the_field_path():
     )
 
 
-WIDGET_CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.example.com"},
-    "spec": {
+WIDGET_CRD = document(
+    "CustomResourceDefinition",
+    "widgets.example.com",
+    {
         "group": "example.com",
         "names": {"kind": "Widget", "plural": "widgets"},
         "scope": "Namespaced",
@@ -317,7 +316,8 @@ WIDGET_CRD = {
             }
         ],
     },
-}
+    api_version="apiextensions.k8s.io/v1",
+)
 WIDGET_RULES = {
     "resourceRules": [
         {
