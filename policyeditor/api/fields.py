@@ -8,6 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from policyeditor.engine.jsonkinds import kind_name
 from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
 
@@ -68,17 +69,17 @@ class VersionField(serializers.Field):
 
 def _type_name(value: Any) -> str:
     """JSON type names, as a client sees its own input."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
+    return kind_name(value, _TYPE_NAMES, "an object")
+
+
+_TYPE_NAMES = {
+    "null": "null",
+    "boolean": "a boolean",
+    "integer": "a number",
+    "number": "a number",
+    "string": "a string",
+    "array": "a list",
+}
 
 
 class StrictSerializer(serializers.Serializer):

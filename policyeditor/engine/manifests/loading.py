@@ -14,6 +14,7 @@ import os
 import re
 from typing import Any
 
+from policyeditor.engine.jsonkinds import kind_name
 from policyeditor.engine.manifests.compose import (
     MAX_ALIAS_CHARS,
     MAX_ALIAS_NODES,
@@ -239,15 +240,16 @@ def _list_items(document: dict, kind: str, items: list, source: str, number: int
 
 
 def _kind_of(value: Any) -> str:
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return type(value).__name__
+    return kind_name(value, _KIND_NAMES)
+
+
+_KIND_NAMES = {
+    "array": "a list",
+    "string": "a string",
+    "boolean": "a boolean",
+    "integer": "a number",
+    "number": "a number",
+}
 
 
 def load_file(path: str | os.PathLike) -> list[dict]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from policyeditor.engine import schemas
 from policyeditor.engine.errors import FieldError
+from policyeditor.engine.jsonkinds import kind_name
 from policyeditor.engine.objects import ADMISSION_GROUP
 from policyeditor.engine.versions import DEFAULT_VERSION
 
@@ -255,15 +256,16 @@ def _child(path: str, key: str) -> str:
 
 
 def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, int | float):
-        # Go names the number when it is the value that does not fit.
-        return f"number {value}" if isinstance(value, float) else "number"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "value"
+    if isinstance(value, float):
+        return f"number {value}"  # Go names the number when it is the value that does not fit
+    return kind_name(value, _GO_JSON_KINDS, "value")
+
+
+# encoding/json's names in "cannot unmarshal <kind> into ...".
+_GO_JSON_KINDS = {
+    "boolean": "bool",
+    "integer": "number",
+    "string": "string",
+    "array": "array",
+    "object": "object",
+}

@@ -11,6 +11,7 @@ from typing import Any
 import cel_expr_python.cel as cel
 
 from policyeditor.engine.cel.runtime import state as runtime_state
+from policyeditor.engine.jsonkinds import kind_name
 
 # Hidden key that carries an `Object.x.y{...}` construction's type name through CEL until the
 # enclosing construction checks it against the field path (KUBERNETES.md 14.3).
@@ -85,19 +86,17 @@ def _object(name: str, fields: dict) -> dict:
 
 def cel_type_name(value: Any) -> str:
     """The CEL type name of a plain value, as cel-go prints it in errors."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, dict):
-        return "map"
-    if isinstance(value, list):
-        return "list"
-    if value is None:
-        return "null_type"
-    return type(value).__name__
+    return kind_name(value, _CEL_TYPE_NAMES)
+
+
+_CEL_TYPE_NAMES = {
+    "boolean": "bool",
+    "integer": "int",
+    "number": "double",
+    "object": "map",
+    "array": "list",
+    "null": "null_type",
+}
 
 
 def _jsonpatch(fields: dict) -> dict:

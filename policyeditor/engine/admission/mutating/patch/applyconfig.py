@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from policyeditor.engine import schemas
+from policyeditor.engine.jsonkinds import kind_name
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 _ABSENT = object()
@@ -97,33 +98,31 @@ def _type_error(path: str, schema: dict, value: Any) -> str | None:
 
 def _go_type_name(value: Any) -> str:
     """Go's %T of a decoded JSON value."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "[]interface {}"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    return "<nil>"
+    return kind_name(value, _GO_TYPE_NAMES, "<nil>")
+
+
+_GO_TYPE_NAMES = {
+    "boolean": "bool",
+    "integer": "int64",
+    "number": "float64",
+    "string": "string",
+    "array": "[]interface {}",
+    "object": "map[string]interface {}",
+}
 
 
 def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "map"
-    if isinstance(value, list):
-        return "list"
-    return type(value).__name__
+    return kind_name(value, _JSON_TYPE_NAMES)
+
+
+_JSON_TYPE_NAMES = {
+    "boolean": "bool",
+    "integer": "number",
+    "number": "number",
+    "string": "string",
+    "object": "map",
+    "array": "list",
+}
 
 
 def _preserves_unknown(schema: dict) -> bool:

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from policyeditor.engine import schemas
+from policyeditor.engine.jsonkinds import kind_name
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 _INDEX = re.compile(r"\[\d+\]")
@@ -22,17 +23,18 @@ class DecodeError(Exception):
 
 
 def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "value"
+    return kind_name(value, _GO_JSON_KINDS, "value")
+
+
+# encoding/json's names in "cannot unmarshal <kind> into ...".
+_GO_JSON_KINDS = {
+    "boolean": "bool",
+    "integer": "number",
+    "number": "number",
+    "string": "string",
+    "array": "array",
+    "object": "object",
+}
 
 
 def _fits(value: Any, schema: dict) -> bool:
