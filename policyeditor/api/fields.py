@@ -8,7 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from policyeditor.engine.jsonkinds import kind_name
+from policyeditor.engine.jsonkinds import type_name
 from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
 
@@ -27,7 +27,7 @@ class ObjectField(serializers.Field):
 
     def to_internal_value(self, data: Any) -> dict:
         if not isinstance(data, dict):
-            self.fail("not_object", type=_type_name(data))
+            self.fail("not_object", type=type_name(data, "api"))
         return data
 
     def to_representation(self, value: Any) -> Any:
@@ -57,7 +57,9 @@ class VersionField(serializers.Field):
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str | int | float) or isinstance(data, bool):
-            raise serializers.ValidationError(f"must be a version string, not {_type_name(data)}")
+            raise serializers.ValidationError(
+                f"must be a version string, not {type_name(data, 'api')}"
+            )
         try:
             return normalize_version(str(data))
         except ValueError as exc:
@@ -65,21 +67,6 @@ class VersionField(serializers.Field):
 
     def to_representation(self, value: Any) -> Any:
         return value
-
-
-def _type_name(value: Any) -> str:
-    """JSON type names, as a client sees its own input."""
-    return kind_name(value, _TYPE_NAMES, "an object")
-
-
-_TYPE_NAMES = {
-    "null": "null",
-    "boolean": "a boolean",
-    "integer": "a number",
-    "number": "a number",
-    "string": "a string",
-    "array": "a list",
-}
 
 
 class StrictSerializer(serializers.Serializer):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from policyeditor.engine.jsonkinds import json_kind, kind_name
+from policyeditor.engine.jsonkinds import json_kind, type_name
 
 
 @pytest.mark.parametrize(
@@ -24,8 +24,16 @@ def test_every_decoded_value_has_its_json_kind(value, kind):
     assert json_kind(value) == kind
 
 
-def test_a_kind_without_a_name_falls_back_to_the_default_then_the_python_type():
-    names = {"boolean": "bool"}
-    assert kind_name(False, names) == "bool"
-    assert kind_name(1, names, "value") == "value"
-    assert kind_name(1, names) == "int"
+def test_each_message_names_a_kind_in_the_words_of_the_code_it_mirrors():
+    assert type_name(1.5, "cel") == "double"
+    assert type_name(None, "go") == "<nil>"
+    assert type_name([1], "unmarshal") == "array"
+    assert type_name({}, "apply") == "map"
+    assert type_name(True, "manifest") == "a boolean"
+    assert type_name(b"x", "api") == "an object"
+
+
+def test_a_kind_a_message_has_no_word_for_is_named_by_its_python_type():
+    assert type_name("x", "cel") == "str"
+    assert type_name(None, "apply") == "NoneType"
+    assert type_name({}, "manifest") == "dict"

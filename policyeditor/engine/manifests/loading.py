@@ -14,7 +14,7 @@ import os
 import re
 from typing import Any
 
-from policyeditor.engine.jsonkinds import kind_name
+from policyeditor.engine.jsonkinds import type_name
 from policyeditor.engine.manifests.compose import (
     MAX_ALIAS_CHARS,
     MAX_ALIAS_NODES,
@@ -203,7 +203,7 @@ def _flatten(raw: list[Any], source: str) -> list[dict]:
             continue
         if not isinstance(document, dict):
             raise ManifestError(
-                f"expected an object (a mapping), got {_kind_of(document)}",
+                f"expected an object (a mapping), got {type_name(document, 'manifest')}",
                 source=source,
                 document=number,
             )
@@ -224,7 +224,7 @@ def _list_items(document: dict, kind: str, items: list, source: str, number: int
     for position, item in enumerate(items):
         if not isinstance(item, dict):
             raise ManifestError(
-                f"items[{position}]: expected an object (a mapping), got {_kind_of(item)}",
+                f"items[{position}]: expected an object (a mapping), got {type_name(item, 'manifest')}",
                 source=source,
                 document=number,
             )
@@ -237,19 +237,6 @@ def _list_items(document: dict, kind: str, items: list, source: str, number: int
                     del item["apiVersion"]
         result.append(item)
     return result
-
-
-def _kind_of(value: Any) -> str:
-    return kind_name(value, _KIND_NAMES)
-
-
-_KIND_NAMES = {
-    "array": "a list",
-    "string": "a string",
-    "boolean": "a boolean",
-    "integer": "a number",
-    "number": "a number",
-}
 
 
 def load_file(path: str | os.PathLike) -> list[dict]:

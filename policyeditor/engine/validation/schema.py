@@ -15,7 +15,7 @@ from typing import Any
 
 from policyeditor.engine import schemas
 from policyeditor.engine.errors import FieldError
-from policyeditor.engine.jsonkinds import kind_name
+from policyeditor.engine.jsonkinds import type_name
 from policyeditor.engine.objects import ADMISSION_GROUP
 from policyeditor.engine.versions import DEFAULT_VERSION
 
@@ -258,14 +258,4 @@ def _child(path: str, key: str) -> str:
 def _json_kind(value: Any) -> str:
     if isinstance(value, float):
         return f"number {value}"  # Go names the number when it is the value that does not fit
-    return kind_name(value, _GO_JSON_KINDS, "value")
-
-
-# encoding/json's names in "cannot unmarshal <kind> into ...".
-_GO_JSON_KINDS = {
-    "boolean": "bool",
-    "integer": "number",
-    "string": "string",
-    "array": "array",
-    "object": "object",
-}
+    return type_name(value, "unmarshal")

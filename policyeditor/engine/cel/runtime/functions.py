@@ -11,7 +11,7 @@ from typing import Any
 import cel_expr_python.cel as cel
 
 from policyeditor.engine.cel.runtime import state as runtime_state
-from policyeditor.engine.jsonkinds import kind_name
+from policyeditor.engine.jsonkinds import type_name
 
 # Hidden key that carries an `Object.x.y{...}` construction's type name through CEL until the
 # enclosing construction checks it against the field path (KUBERNETES.md 14.3).
@@ -86,17 +86,7 @@ def _object(name: str, fields: dict) -> dict:
 
 def cel_type_name(value: Any) -> str:
     """The CEL type name of a plain value, as cel-go prints it in errors."""
-    return kind_name(value, _CEL_TYPE_NAMES)
-
-
-_CEL_TYPE_NAMES = {
-    "boolean": "bool",
-    "integer": "int",
-    "number": "double",
-    "object": "map",
-    "array": "list",
-    "null": "null_type",
-}
+    return type_name(value, "cel")
 
 
 def _jsonpatch(fields: dict) -> dict:

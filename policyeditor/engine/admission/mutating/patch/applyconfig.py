@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from policyeditor.engine import schemas
-from policyeditor.engine.jsonkinds import kind_name
+from policyeditor.engine.jsonkinds import type_name
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 _ABSENT = object()
@@ -84,7 +84,7 @@ def _type_error(path: str, schema: dict, value: Any) -> str | None:
         # SMD has one numeric scalar type: ints and floats both fit integer fields.
         if isinstance(value, int | float) and not isinstance(value, bool):
             return None
-        return f"{where}: expected numeric (int or float), got {_go_type_name(value)}"
+        return f"{where}: expected numeric (int or float), got {type_name(value, 'go')}"
     if "string" in types:
         if isinstance(value, str):
             return None
@@ -94,35 +94,6 @@ def _type_error(path: str, schema: dict, value: Any) -> str | None:
             return None
         return f"{where}: expected boolean, got &{{{_go_plain(value)}}}"
     return None
-
-
-def _go_type_name(value: Any) -> str:
-    """Go's %T of a decoded JSON value."""
-    return kind_name(value, _GO_TYPE_NAMES, "<nil>")
-
-
-_GO_TYPE_NAMES = {
-    "boolean": "bool",
-    "integer": "int64",
-    "number": "float64",
-    "string": "string",
-    "array": "[]interface {}",
-    "object": "map[string]interface {}",
-}
-
-
-def _json_type(value: Any) -> str:
-    return kind_name(value, _JSON_TYPE_NAMES)
-
-
-_JSON_TYPE_NAMES = {
-    "boolean": "bool",
-    "integer": "number",
-    "number": "number",
-    "string": "string",
-    "object": "map",
-    "array": "list",
-}
 
 
 def _preserves_unknown(schema: dict) -> bool:
@@ -193,7 +164,7 @@ def _list_key(item: Any, schema: dict, element: dict | None, path: str) -> Any:
     keys = schemas.list_map_keys(schema)
     if not isinstance(item, dict):
         raise ApplyError(
-            f"{path}: associative list with keys may only contain maps, got {_json_type(item)}"
+            f"{path}: associative list with keys may only contain maps, got {type_name(item, 'apply')}"
         )
     parts = []
     for key in keys:
@@ -306,7 +277,7 @@ def apply_configuration(
     # the patch is merged as schemaless (maps merged, lists replaced).
     if not isinstance(patch, dict):
         raise ApplyError(
-            f"error applying patch: apply configuration must be an object, got {_json_type(patch)}"
+            f"error applying patch: apply configuration must be an object, got {type_name(patch, 'apply')}"
         )
     if not isinstance(live, dict):
         raise ApplyError("error applying patch: the object to mutate is not an object")
