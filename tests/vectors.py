@@ -68,3 +68,17 @@ def assert_vector_outcome(record: dict, phase: str, message: str, value: object)
         assert phase == "value", message
         assert value == record["expect"]
         assert type(value) is type(record["expect"])
+
+
+def assert_error_lines(record: dict, lines: list[str]) -> None:
+    """Rendered validation errors are the ones a validation vector expects (all, or a subset)."""
+    expected = record["expect_errors"]
+    if not expected:
+        assert lines == []
+    elif record.get("expect_errors_mode") == "subset":
+        missing = [text for text in expected if not any(text in line for line in lines)]
+        assert not missing, f"missing {missing} in {lines}"
+    else:
+        assert len(lines) == len(expected), lines
+        for text, line in zip(expected, lines, strict=True):
+            assert text in line

@@ -7,22 +7,22 @@ from typing import Any
 
 def json_kind(value: Any) -> str:
     """null, boolean, integer, number, string, array, object, or other (not a JSON value)."""
-    # bool before int: True is an int to Python, a boolean to JSON.
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
+    for python_type, kind in _KINDS:
+        if isinstance(value, python_type):
+            return kind
     return "other"
+
+
+# bool before int: True is an int to Python, a boolean to JSON.
+_KINDS = (
+    (type(None), "null"),
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "object"),
+)
 
 
 # Each message's name for each kind, in the words of the code it mirrors: cel-go's type names
