@@ -71,3 +71,16 @@ def deployment(
         "metadata": metadata,
         "spec": {"replicas": replicas},
     }
+
+
+def json_values(scalars: Any) -> Any:
+    """A hypothesis strategy of JSON-like values: `scalars` nested in small lists and mappings."""
+    from hypothesis import strategies as st
+
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+        ),
+        max_leaves=12,
+    )

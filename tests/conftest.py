@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,15 +82,20 @@ def dave(make_user):
 @pytest.fixture
 def team(alice, bob, carol, dave):
     """team-a: alice author, bob reviewer, carol viewer, dave admin."""
-    from policyeditor.review.models import Membership, Role, Team
+    from policyeditor.review.models import Role
 
-    team = Team.objects.create(name="team-a")
-    for user, role in [
-        (alice, Role.AUTHOR),
-        (bob, Role.REVIEWER),
-        (carol, Role.VIEWER),
-        (dave, Role.ADMIN),
-    ]:
+    return team_of(
+        "team-a",
+        [(alice, Role.AUTHOR), (bob, Role.REVIEWER), (carol, Role.VIEWER), (dave, Role.ADMIN)],
+    )
+
+
+def team_of(name: str, members: list) -> Any:
+    """A team called `name` with each (user, role) of `members` in it."""
+    from policyeditor.review.models import Membership, Team
+
+    team = Team.objects.create(name=name)
+    for user, role in members:
         Membership.objects.create(team=team, user=user, role=role)
     return team
 

@@ -37,14 +37,7 @@ class Activation:
     @classmethod
     def of(cls, values: Mapping[str, Any], authorizer: Any = None) -> Activation:
         """The activation of a mapping named as CEL names the values (object, oldObject...)."""
-        return cls(
-            object=values.get("object"),
-            old_object=values.get("oldObject"),
-            request=values.get("request"),
-            params=values.get("params"),
-            namespace_object=values.get("namespaceObject"),
-            authorizer=authorizer,
-        )
+        return cls(**{attr: values.get(name) for attr, name in _CEL_NAMES}, authorizer=authorizer)
 
     def data(
         self, names: frozenset[str], authorizer_value: Any = None, request_resource: Any = None
@@ -120,5 +113,13 @@ class Activation:
         return built
 
 
+# The activation's fields and the names CEL expressions know them by.
+_CEL_NAMES = (
+    ("object", "object"),
+    ("old_object", "oldObject"),
+    ("request", "request"),
+    ("params", "params"),
+    ("namespace_object", "namespaceObject"),
+)
 # Every name Activation.data can bind: the engine converts values lazily, so unread ones are free.
 ALL_NAMES = frozenset(("object", "oldObject", "request__map", "namespaceObject__map", "params"))
