@@ -44,6 +44,20 @@ class Spec:
     extension: bool = False
 
 
+def comparison_specs(prefix: str, type_name: str, compare: Callable[..., int]) -> list[Spec]:
+    """isGreaterThan, isLessThan and compareTo of a type ordered by `compare` (-1, 0 or 1)."""
+    pair = (type_name, type_name)
+    return [
+        Spec("isGreaterThan", f"{prefix}_is_greater_than", pair, "bool", True, _is(compare, 1)),
+        Spec("isLessThan", f"{prefix}_is_less_than", pair, "bool", True, _is(compare, -1)),
+        Spec("compareTo", f"{prefix}_compare_to", pair, "int", True, compare),
+    ]
+
+
+def _is(compare: Callable[..., int], wanted: int) -> Callable[..., bool]:
+    return lambda a, b: compare(a, b) == wanted
+
+
 def _dyn_result(function: Callable[..., Any]) -> Callable[..., Any]:
     return lambda *args: protobuf_time(function(*args))
 
