@@ -54,6 +54,17 @@ class Invocation:
         return str(spec_of(self.policy).get("reinvocationPolicy") or "Never")
 
 
+def _outcome(policy: dict, binding: dict | None, reason: str, **fields: Any) -> PolicyOutcome:
+    """The outcome of a (policy, binding) pair that stopped before evaluation, and why."""
+    return PolicyOutcome(
+        kind=KIND,
+        policy=name_of(policy),
+        binding=name_of(binding) if binding else None,
+        reason=reason,
+        **fields,
+    )
+
+
 def deny_text(policy: str, binding: str | None, message: str) -> str:
     """The text of a MAP error as PolicyError.Error() formats it."""
     if binding:
@@ -259,9 +270,7 @@ def collect_invocations(
                 records.append(_config_error(policy, None, matched.error, False))
                 continue
             if not matched.matched:
-                records.append(
-                    PolicyOutcome(kind=KIND, policy=name_of(policy), reason=matched.reason)
-                )
+                records.append(_outcome(policy, None, matched.reason))
                 continue
             if matched.equivalent and matched.kind and matched.resource:
                 request = ctx.request.with_match(matched.kind, matched.resource)
@@ -272,14 +281,7 @@ def collect_invocations(
                     records.append(_config_error(policy, binding, bound.error, True))
                     continue
                 if not bound.matched:
-                    records.append(
-                        PolicyOutcome(
-                            kind=KIND,
-                            policy=name_of(policy),
-                            binding=name_of(binding),
-                            reason=bound.reason,
-                        )
-                    )
+                    records.append(_outcome(policy, binding, bound.reason))
                     continue
             selection = collect_params(
                 policy, binding, request, ctx.resources, inline=ctx.params, k8s_version=ctx.version
@@ -289,14 +291,7 @@ def collect_invocations(
                 continue
             if not selection.params:
                 records.append(
-                    PolicyOutcome(
-                        kind=KIND,
-                        policy=name_of(policy),
-                        binding=name_of(binding) if binding else None,
-                        matched=True,
-                        result="skip",
-                        reason=selection.note,
-                    )
+                    _outcome(policy, binding, selection.note, matched=True, result="skip")
                 )
                 continue
             for param in selection.params:
