@@ -54,6 +54,15 @@ class Invocation:
         return str(spec_of(self.policy).get("reinvocationPolicy") or "Never")
 
 
+def _miss(match: Any, policy: dict, binding: dict | None) -> PolicyOutcome | None:
+    """The record of a policy (binding None) or binding that errs or does not match, else None."""
+    if match.error:
+        return _config_error(policy, binding, match.error, binding is not None)
+    if not match.matched:
+        return _outcome(policy, binding, match.reason)
+    return None
+
+
 def _outcome(policy: dict, binding: dict | None, reason: str, **fields: Any) -> PolicyOutcome:
     """The outcome of a (policy, binding) pair that stopped before evaluation, and why."""
     return PolicyOutcome(
@@ -266,22 +275,18 @@ def collect_invocations(
         request = ctx.request
         if ctx.check_match:
             matched = match_policy(policy, ctx.request, ctx.namespaces, k8s_version=ctx.version)
-            if matched.error:
-                records.append(_config_error(policy, None, matched.error, False))
-                continue
-            if not matched.matched:
-                records.append(_outcome(policy, None, matched.reason))
+            miss = _miss(matched, policy, None)
+            if miss is not None:
+                records.append(miss)
                 continue
             if matched.equivalent and matched.kind and matched.resource:
                 request = ctx.request.with_match(matched.kind, matched.resource)
         for binding in bindings or [None]:
             if ctx.check_match and binding is not None:
                 bound = match_binding(binding, ctx.request, ctx.namespaces, k8s_version=ctx.version)
-                if bound.error:
-                    records.append(_config_error(policy, binding, bound.error, True))
-                    continue
-                if not bound.matched:
-                    records.append(_outcome(policy, binding, bound.reason))
+                miss = _miss(bound, policy, binding)
+                if miss is not None:
+                    records.append(miss)
                     continue
             selection = collect_params(
                 policy, binding, request, ctx.resources, inline=ctx.params, k8s_version=ctx.version
