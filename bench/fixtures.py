@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+from tests.builders import rules
+
 VARIABLES = [
     ("containers", "object.spec.template.spec.containers"),
     ("replicas", "has(object.spec.replicas) ? object.spec.replicas : 1"),
@@ -48,16 +50,7 @@ def policy() -> dict:
         "metadata": {"name": "deployment-standards.example.com"},
         "spec": {
             "failurePolicy": "Fail",
-            "matchConstraints": {
-                "resourceRules": [
-                    {
-                        "apiGroups": ["apps"],
-                        "apiVersions": ["v1"],
-                        "operations": ["CREATE", "UPDATE"],
-                        "resources": ["deployments"],
-                    }
-                ]
-            },
+            "matchConstraints": rules(),
             "matchConditions": [{"name": "not-admin", "expression": MATCH_CONDITION}],
             "variables": [{"name": n, "expression": e} for n, e in VARIABLES],
             "validations": [{"expression": e, "messageExpression": m} for e, m in VALIDATIONS],

@@ -18,6 +18,7 @@ from typing import Any, NoReturn, TextIO
 from policyeditor import __version__
 from policyeditor.cli_output import cel_result_to_dict, dump, format_evaluation
 from policyeditor.engine.errors import InputError
+from policyeditor.engine.objects import name_of
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
@@ -225,14 +226,14 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 {
                     "file": path,
                     "kind": str(doc.get("kind", "")),
-                    "name": _name(doc),
+                    "name": name_of(doc),
                     "path": error.path,
                     "message": error.message,
                 }
             )
         for doc in docs:
             warnings += [
-                f"{path}: {doc.get('kind', '')} {_name(doc)!r}: warning: {w}"
+                f"{path}: {doc.get('kind', '')} {name_of(doc)!r}: warning: {w}"
                 for w in _warnings(validation, doc, version)
             ]
     if args.output != "text":
@@ -280,11 +281,6 @@ def _warnings(validation: Any, doc: dict, version: str) -> list[str]:
         return []
 
 
-def _name(doc: Any) -> str:
-    metadata = doc.get("metadata") if isinstance(doc, dict) else None
-    return str(metadata.get("name", "")) if isinstance(metadata, dict) else ""
-
-
 # ---------------------------------------------------------------- eval
 
 
@@ -302,13 +298,14 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise InputError(
             "no ValidatingAdmissionPolicy or MutatingAdmissionPolicy in the files given"
         )
-    from policyeditor.engine import admission, validation
+    from policyeditor.engine import validation
+    from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs
 
     problems = validation.validate_documents(documents, version=version)
     if problems:
         for index, error in problems:
             doc = documents[index]
-            err.write(f"{doc.get('kind', '')} {_name(doc)!r}: {error}\n")
+            err.write(f"{doc.get('kind', '')} {name_of(doc)!r}: {error}\n")
         err.write(
             f"the policies are not valid for Kubernetes {version}: fix them before evaluating\n"
         )
@@ -316,27 +313,24 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     user_info = {"username": args.user} if args.user else {}
     if args.group:
         user_info["groups"] = list(args.group)
-    request = admission.AdmissionRequest.build(
+    inputs = EvaluationInputs(
+        documents,
+        version,
         object=obj,
         old_object=old,
         operation=args.operation,
         user_info=user_info or None,
-        version=version,
-    )
-    kwargs: dict[str, Any] = {"version": version, "resources": resources}
-    if args.params:
-        kwargs["params"] = _load_one(args.params, "param object")
-    if args.namespace_object:
-        kwargs["namespace_object"] = _load_one(args.namespace_object, "Namespace")
-    kwargs["authorizer"] = _authorizer(args.authorizer)
-    result = admission.evaluate(
-        documents,
-        request,
+        resources=resources,
         policy=args.policy,
         binding=args.binding,
         defaulting=args.defaulting,
-        **kwargs,
     )
+    if args.params:
+        inputs.params = _load_one(args.params, "param object")
+    if args.namespace_object:
+        inputs.namespace_object = _load_one(args.namespace_object, "Namespace")
+    inputs.authorizer = _authorizer(args.authorizer)
+    result = evaluate_inputs(inputs)
     if args.output == "text":
         out.write(format_evaluation(result))
     else:
@@ -345,13 +339,13 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _authorizer(path: str | None) -> Any:
-    from policyeditor.engine.admission.authorizer import MockAuthorizer, parse_entries
+    from policyeditor.engine.admission.inputs import mock_authorizer
     from policyeditor.engine.suites.files import load_list
     from policyeditor.engine.suites.model import SuiteError
 
     try:
         entries = load_list(Path(path), what="authorizer mocks") if path else []
-        return MockAuthorizer(parse_entries(entries))
+        return mock_authorizer(entries)
     except SuiteError as error:
         raise InputError(str(error)) from None
     except ValueError as error:

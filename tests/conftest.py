@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,6 +65,39 @@ def alice(make_user):
 def bob(make_user):
     """A second test user, for permission and review tests."""
     return make_user("bob", email="bob@example.com")
+
+
+@pytest.fixture
+def carol(make_user):
+    """A viewer of team-a."""
+    return make_user("carol")
+
+
+@pytest.fixture
+def dave(make_user):
+    """The admin of team-a."""
+    return make_user("dave")
+
+
+@pytest.fixture
+def team(alice, bob, carol, dave):
+    """team-a: alice author, bob reviewer, carol viewer, dave admin."""
+    from policyeditor.teams.models import Role
+
+    return team_of(
+        "team-a",
+        [(alice, Role.AUTHOR), (bob, Role.REVIEWER), (carol, Role.VIEWER), (dave, Role.ADMIN)],
+    )
+
+
+def team_of(name: str, members: list) -> Any:
+    """A team called `name` with each (user, role) of `members` in it."""
+    from policyeditor.teams.models import Membership, Team
+
+    team = Team.objects.create(name=name)
+    for user, role in members:
+        Membership.objects.create(team=team, user=user, role=role)
+    return team
 
 
 @pytest.fixture

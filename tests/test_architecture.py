@@ -184,7 +184,16 @@ def test_no_import_failure_turns_a_part_off():
 
 
 # The engine's layers, each allowed to import only those listed (and the base, and itself).
-ENGINE_BASE = {"errors", "versions", "isolation", "apimachinery", "jsontypes", "manifests"}
+ENGINE_BASE = {
+    "errors",
+    "versions",
+    "isolation",
+    "apimachinery",
+    "jsontypes",
+    "jsonkinds",
+    "objects",
+    "manifests",
+}
 ENGINE_LAYERS = {
     "schemas": set(),
     "cel": {"schemas"},

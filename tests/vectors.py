@@ -51,3 +51,34 @@ def shift_self_columns(record: dict, expected: str) -> str:
         return f"<input>:{line}:{column + 2 * prefix.count('self')}"
 
     return re.sub(r"<input>:(\d+):(\d+)", shift, expected)
+
+
+def assert_vector_outcome(record: dict, phase: str, message: str, value: object) -> None:
+    """An evaluation's (phase, message, value) is the one a CEL conformance vector expects."""
+    if "expect_error" in record:
+        expected = shift_self_columns(record, record["expect_error"])
+        assert phase != "value", f"expected an error, got {value!r}"
+        if record.get("phase"):
+            assert phase == record["phase"], message
+        if record.get("error_match") == "regex":
+            assert re.search(expected, message), message
+        else:
+            assert expected in message
+    else:
+        assert phase == "value", message
+        assert value == record["expect"]
+        assert type(value) is type(record["expect"])
+
+
+def assert_error_lines(record: dict, lines: list[str]) -> None:
+    """Rendered validation errors are the ones a validation vector expects (all, or a subset)."""
+    expected = record["expect_errors"]
+    if not expected:
+        assert lines == []
+    elif record.get("expect_errors_mode") == "subset":
+        missing = [text for text in expected if not any(text in line for line in lines)]
+        assert not missing, f"missing {missing} in {lines}"
+    else:
+        assert len(lines) == len(expected), lines
+        for text, line in zip(expected, lines, strict=True):
+            assert text in line

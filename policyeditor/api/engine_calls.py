@@ -14,6 +14,7 @@ from typing import Any
 
 from policyeditor.engine.errors import FieldError, InputError
 from policyeditor.engine.jsontypes import object_at
+from policyeditor.engine.objects import ADMISSION_KINDS, kind_of
 
 logger = logging.getLogger(__name__)
 
@@ -50,10 +51,9 @@ def _located(documents: list[dict], index: int, error: FieldError) -> dict[str, 
     doc = documents[index] if 0 <= index < len(documents) else {}
     metadata = object_at(doc, "metadata")
     name = metadata.get("name") or metadata.get("generateName") or ""
-    kind = doc.get("kind")
     return {
         "document": index,
-        "kind": kind if isinstance(kind, str) else "",
+        "kind": kind_of(doc),
         "name": name if isinstance(name, str) else "",
         "path": error.path,
         "message": error.message,
@@ -69,7 +69,7 @@ def validate_bundle(documents: list[dict], version: str) -> dict[str, Any]:
         warnings = [
             (index, warning)
             for index, doc in enumerate(documents)
-            if doc.get("kind") in validation.POLICY_KINDS
+            if doc.get("kind") in ADMISSION_KINDS
             for warning in validation.warnings_for(doc, version=version)
         ]
     except InputError as exc:
@@ -86,44 +86,39 @@ def _authorizer(entries: list[dict] | None):
     """A mocked authorizer from the request's entries (None when there are none)."""
     if not entries:
         return None
-    from policyeditor.engine.admission.authorizer import MockAuthorizer, parse_entries
+    from policyeditor.engine.admission.inputs import mock_authorizer
 
-    return MockAuthorizer(parse_entries([dict(entry) for entry in entries]))
+    return mock_authorizer(entries)
 
 
 def evaluate_bundle(payload: dict[str, Any]) -> dict[str, Any]:
     """Build the admission request and evaluate the documents against it."""
-    from policyeditor.engine import admission
+    from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs
 
     version = payload["kubernetesVersion"]
     try:
         authorizer = _authorizer(payload.get("authorizer"))
     except ValueError as exc:  # parse_entries names the entry and field at fault
         return _problem(str(exc))
+    inputs = EvaluationInputs(
+        payload["documents"],
+        version,
+        object=payload.get("object"),
+        old_object=payload.get("oldObject"),
+        operation=payload.get("operation"),
+        user_info=payload.get("userInfo"),
+        overrides=payload.get("request"),
+        namespace_object=payload.get("namespaceObject"),
+        authorizer=authorizer,
+        resources=payload.get("resources") or [],
+        policy=payload.get("policy"),
+        binding=payload.get("binding"),
+        defaulting=payload.get("defaulting", True) is not False,
+    )
+    if "params" in payload:
+        inputs.params = payload["params"]
     try:
-        request = admission.AdmissionRequest.build(
-            object=payload.get("object"),
-            old_object=payload.get("oldObject"),
-            operation=payload.get("operation"),
-            user_info=payload.get("userInfo"),
-            overrides=payload.get("request"),
-            version=version,
-        )
-        options: dict[str, Any] = {}
-        if "params" in payload:
-            options["params"] = payload["params"]
-        result = admission.evaluate(
-            payload["documents"],
-            request,
-            version=version,
-            resources=payload.get("resources") or [],
-            namespace_object=payload.get("namespaceObject"),
-            authorizer=authorizer,
-            policy=payload.get("policy"),
-            binding=payload.get("binding"),
-            defaulting=payload.get("defaulting", True) is not False,
-            **options,
-        )
+        result = evaluate_inputs(inputs)
     except InputError as exc:
         return _problem(str(exc))
     body = jsonable(result.to_dict())
@@ -174,14 +169,7 @@ def evaluate_cel(payload: dict[str, Any]) -> dict[str, Any]:
     if not compiled.ok:
         body["error"] = body["errors"][0] if body["errors"] else None
         return body
-    activation = cel.Activation(
-        object=payload.get("object"),
-        old_object=payload.get("oldObject"),
-        request=payload.get("request"),
-        params=payload.get("params"),
-        namespace_object=payload.get("namespaceObject"),
-        authorizer=authorizer,
-    )
+    activation = cel.Activation.of(payload, authorizer)
     cel.VariableResolver(compiled_vars).bind(activation)
     result = compiled.program.evaluate(activation)
     body["value"] = jsonable(result.value)

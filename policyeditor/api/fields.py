@@ -8,6 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from policyeditor.engine.jsonkinds import type_name
 from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
 
@@ -26,7 +27,7 @@ class ObjectField(serializers.Field):
 
     def to_internal_value(self, data: Any) -> dict:
         if not isinstance(data, dict):
-            self.fail("not_object", type=_type_name(data))
+            self.fail("not_object", type=type_name(data, "api"))
         return data
 
     def to_representation(self, value: Any) -> Any:
@@ -56,7 +57,9 @@ class VersionField(serializers.Field):
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str | int | float) or isinstance(data, bool):
-            raise serializers.ValidationError(f"must be a version string, not {_type_name(data)}")
+            raise serializers.ValidationError(
+                f"must be a version string, not {type_name(data, 'api')}"
+            )
         try:
             return normalize_version(str(data))
         except ValueError as exc:
@@ -64,21 +67,6 @@ class VersionField(serializers.Field):
 
     def to_representation(self, value: Any) -> Any:
         return value
-
-
-def _type_name(value: Any) -> str:
-    """JSON type names, as a client sees its own input."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
 
 
 class StrictSerializer(serializers.Serializer):

@@ -39,6 +39,15 @@ WRITE_ERRORS = {
 }
 
 
+# What PUT and PATCH of a draft answer.
+SAVE_RESPONSES = {
+    200: DraftSerializer,
+    409: problem("Someone saved a newer revision; nothing was written."),
+    428: problem("No revision given."),
+    **WRITE_ERRORS,
+}
+
+
 class DraftPagination(PageNumberPagination):
     """Pages of 20 drafts; `pageSize` asks for up to 100."""
 
@@ -210,12 +219,7 @@ class DraftDetailView(ApiView):
         ),
         request=DraftUpdateSerializer,
         parameters=[OpenApiParameter("If-Match", str, OpenApiParameter.HEADER)],
-        responses={
-            200: DraftSerializer,
-            409: problem("Someone saved a newer revision; nothing was written."),
-            428: problem("No revision given."),
-            **WRITE_ERRORS,
-        },
+        responses=SAVE_RESPONSES,
         tags=["drafts"],
     )
     def put(self, request: Request, pk: int) -> Response:
@@ -227,12 +231,7 @@ class DraftDetailView(ApiView):
         description="Like PUT; without documents/yaml the current documents are kept.",
         request=DraftPatchSerializer,
         parameters=[OpenApiParameter("If-Match", str, OpenApiParameter.HEADER)],
-        responses={
-            200: DraftSerializer,
-            409: problem("Someone saved a newer revision; nothing was written."),
-            428: problem("No revision given."),
-            **WRITE_ERRORS,
-        },
+        responses=SAVE_RESPONSES,
         tags=["drafts"],
     )
     def patch(self, request: Request, pk: int) -> Response:

@@ -31,6 +31,15 @@ YAML_BODY = {
 }
 
 
+def _payload(serializer_class: type, request: Request) -> dict:
+    """The validated body (envelope or bare), for the default Kubernetes version unless named."""
+    serializer = serializer_class(data=envelope(request.data))
+    serializer.is_valid(raise_exception=True)
+    payload = dict(serializer.validated_data)
+    payload.setdefault("kubernetesVersion", DEFAULT_VERSION)
+    return payload
+
+
 class ValidateView(ApiView):
     """Validate policies and bindings as kube-apiserver would (no database)."""
 
@@ -100,10 +109,7 @@ class EvaluateView(ApiView):
         tags=["engine"],
     )
     def post(self, request: Request) -> Response:
-        serializer = EvaluateRequestSerializer(data=envelope(request.data))
-        serializer.is_valid(raise_exception=True)
-        payload = dict(serializer.validated_data)
-        payload.setdefault("kubernetesVersion", DEFAULT_VERSION)
+        payload = _payload(EvaluateRequestSerializer, request)
         timeout = deadline_for(payload["documents"])
         return Response(call_engine(engine_calls.evaluate_bundle, payload, timeout=timeout))
 
@@ -125,9 +131,6 @@ class CelView(ApiView):
         tags=["engine"],
     )
     def post(self, request: Request) -> Response:
-        serializer = CelRequestSerializer(data=envelope(request.data))
-        serializer.is_valid(raise_exception=True)
-        payload = dict(serializer.validated_data)
-        payload.setdefault("kubernetesVersion", DEFAULT_VERSION)
+        payload = _payload(CelRequestSerializer, request)
         payload["variables"] = [dict(item) for item in payload.get("variables", [])]
         return Response(call_engine(engine_calls.evaluate_cel, payload))

@@ -10,7 +10,8 @@ from django import forms
 from policyeditor.editor.models import Kind, Status
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.loading import MAX_BYTES, load_documents
-from policyeditor.engine.versions import DEFAULT_VERSION, KUBERNETES_VERSIONS, family
+from policyeditor.engine.objects import family
+from policyeditor.engine.versions import DEFAULT_VERSION, KUBERNETES_VERSIONS
 
 VERSION_CHOICES = [(v, f"Kubernetes {v}") for v in KUBERNETES_VERSIONS]
 SORTS = {

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policyeditor.editor.formdata import ParsedForm
-from policyeditor.engine import admission, manifests, validation
-from policyeditor.engine.admission.authorizer import MockAuthorizer, parse_entries
+from policyeditor.engine import manifests, validation
+from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs, mock_authorizer
 from policyeditor.engine.defaulting import default_object
 from policyeditor.engine.errors import FieldError, InputError
+from policyeditor.engine.objects import family
 from policyeditor.engine.versions import (
-    family,
     introduced_in,
     minor,
     served_api_versions,
@@ -194,7 +194,7 @@ def try_it(documents: list[dict], inputs: TryInputs, version: str) -> TryOutcome
         try:
             raw = manifests.load_documents(inputs.authorizer, source="authorizer")
             entries = raw[0] if len(raw) == 1 and isinstance(raw[0], list) else raw
-            authorizer = MockAuthorizer(parse_entries(entries))
+            authorizer = mock_authorizer(entries)
         except (InputError, ValueError) as exc:
             outcome.problems.append(f"authorizer: {exc}")
     if values["object"] is None and values["old_object"] is None and not outcome.problems:
@@ -213,24 +213,23 @@ def try_it(documents: list[dict], inputs: TryInputs, version: str) -> TryOutcome
     overrides: dict[str, Any] = {"dryRun": bool(inputs.dry_run)}
     if inputs.sub_resource.strip():
         overrides["subResource"] = inputs.sub_resource.strip()
+    evaluation = EvaluationInputs(
+        documents,
+        version,
+        object=values["object"],
+        old_object=values["old_object"],
+        operation=inputs.operation or None,
+        user_info=user_info,
+        overrides=overrides,
+        namespace_object=values["namespace_object"],
+        authorizer=authorizer,
+        resources=[d for d in documents if family(str(d.get("kind", ""))) is None],
+        defaulting=inputs.defaulting,
+    )
+    if values["params"] is not None:
+        evaluation.params = values["params"]
     try:
-        request = admission.AdmissionRequest.build(
-            object=values["object"],
-            old_object=values["old_object"],
-            operation=inputs.operation or None,
-            user_info=user_info,
-            overrides=overrides,
-            version=version,
-        )
-        kwargs: dict[str, Any] = {
-            "version": version,
-            "namespace_object": values["namespace_object"],
-            "authorizer": authorizer,
-            "resources": [d for d in documents if family(str(d.get("kind", ""))) is None],
-        }
-        if values["params"] is not None:
-            kwargs["params"] = values["params"]
-        result = admission.evaluate(documents, request, defaulting=inputs.defaulting, **kwargs)
+        result = evaluate_inputs(evaluation)
     except InputError as exc:
         outcome.problems.append(str(exc))
         return outcome

@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from policyeditor.core.fields import OrderedJSONField
+from policyeditor.engine import objects
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 
@@ -30,10 +31,7 @@ class Status(models.TextChoices):
     ARCHIVED = "archived", "Archived"
 
 
-POLICY_KINDS = {
-    Kind.VAP: "ValidatingAdmissionPolicy",
-    Kind.MAP: "MutatingAdmissionPolicy",
-}
+POLICY_KINDS = {Kind.VAP: objects.VAP, Kind.MAP: objects.MAP}
 
 
 class DraftQuerySet(models.QuerySet["Draft"]):

@@ -6,7 +6,8 @@ from typing import Any
 
 from policyeditor.engine import schemas
 from policyeditor.engine.jsontypes import object_at
-from policyeditor.engine.versions import DEFAULT_VERSION, family
+from policyeditor.engine.objects import family
+from policyeditor.engine.versions import DEFAULT_VERSION
 
 _POD_SPEC = {"containers": [{"name": "app", "image": "registry.k8s.io/nginx:1.27"}]}
 _SPECS: dict[str, dict[str, Any]] = {

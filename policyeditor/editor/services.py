@@ -12,9 +12,8 @@ from policyeditor.editor.errors import DraftInputError
 from policyeditor.editor.models import POLICY_KINDS, Draft, Kind, Revision, Status
 from policyeditor.editor.quotas import check_create, check_save
 from policyeditor.engine.manifests.jsontext import unstorable
+from policyeditor.engine.objects import ADMISSION_GROUP, name_of
 from policyeditor.engine.versions import normalize_version, preferred_api_version
-
-GROUP = "admissionregistration.k8s.io"
 
 
 class Conflict(Exception):
@@ -70,9 +69,7 @@ def policy_name(documents: list[dict], kind: str) -> str:
     """metadata.name of the draft's policy document, or ''."""
     for doc in documents:
         if doc.get("kind") == POLICY_KINDS[Kind(kind)]:
-            metadata = doc.get("metadata")
-            name = metadata.get("name") if isinstance(metadata, dict) else None
-            return name if isinstance(name, str) else ""
+            return name_of(doc)
     return ""
 
 
@@ -82,7 +79,7 @@ def api_version_of(documents: list[dict], kind: str, version: str) -> str:
         if doc.get("kind") == POLICY_KINDS[Kind(kind)] and isinstance(doc.get("apiVersion"), str):
             return doc["apiVersion"]
     preferred = preferred_api_version(POLICY_KINDS[Kind(kind)], version)
-    return f"{GROUP}/{preferred}" if preferred else f"{GROUP}/v1"
+    return f"{ADMISSION_GROUP}/{preferred}" if preferred else f"{ADMISSION_GROUP}/v1"
 
 
 @transaction.atomic

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from policyeditor.editor.models import Kind
+from policyeditor.editor.models import POLICY_KINDS, Kind
 from policyeditor.engine.manifests.loading import load_documents
+from policyeditor.engine.objects import ADMISSION_GROUP
 from policyeditor.engine.versions import DEFAULT_VERSION, preferred_api_version
 
 STARTERS_DIR = Path(__file__).resolve().parent / "starters"
-GROUP = "admissionregistration.k8s.io"
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def get_starter(slug: str) -> Starter | None:
 def blank_documents(kind: str, name: str, version: str = DEFAULT_VERSION) -> list[dict]:
     """A minimal policy and binding of `kind` (VAP or MAP) for a draft started from scratch."""
     kind = Kind(kind)
-    policy_kind = "ValidatingAdmissionPolicy" if kind == Kind.VAP else "MutatingAdmissionPolicy"
+    policy_kind = POLICY_KINDS[kind]
     api = preferred_api_version(policy_kind, version) or "v1"
     rules = [
         {
@@ -98,13 +98,13 @@ def blank_documents(kind: str, name: str, version: str = DEFAULT_VERSION) -> lis
         binding_spec = {"policyName": name}
     return [
         {
-            "apiVersion": f"{GROUP}/{api}",
+            "apiVersion": f"{ADMISSION_GROUP}/{api}",
             "kind": policy_kind,
             "metadata": {"name": name},
             "spec": spec,
         },
         {
-            "apiVersion": f"{GROUP}/{api}",
+            "apiVersion": f"{ADMISSION_GROUP}/{api}",
             "kind": f"{policy_kind}Binding",
             "metadata": {"name": f"{name}-binding"},
             "spec": binding_spec,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-GROUP = "admissionregistration.k8s.io"
+from policyeditor.engine.objects import family
 
 KUBERNETES_VERSIONS: tuple[str, ...] = (
     "1.30",
@@ -18,9 +18,6 @@ KUBERNETES_VERSIONS: tuple[str, ...] = (
     "1.37",
 )
 DEFAULT_VERSION = KUBERNETES_VERSIONS[-1]
-
-VALIDATING_KINDS = ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
-MUTATING_KINDS = ("MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding")
 
 # First minor version in which each API version of each kind family is served (kubernetes/
 # kubernetes staging/src/k8s.io/api/admissionregistration/*/zz_generated.prerelease-lifecycle.go,
@@ -68,15 +65,6 @@ def _normalized(version: str) -> str:
 def minor(version: str) -> int:
     """The minor number of a version string."""
     return parse_version(version)[1]
-
-
-def family(kind: str) -> str | None:
-    """'validating' or 'mutating' for one of the four policy kinds, else None."""
-    if kind in VALIDATING_KINDS:
-        return "validating"
-    if kind in MUTATING_KINDS:
-        return "mutating"
-    return None
 
 
 def served_api_versions(kind: str, version: str) -> list[str]:

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.jsontypes import object_at
+from policyeditor.engine.manifests.diff import CONTEXT
+from policyeditor.engine.manifests.linediff import DiffTooLarge, Opcode, line_opcodes, unified
 from policyeditor.engine.manifests.loading import dump_documents
-from policyeditor.review.linediff import DiffTooLarge, Opcode, line_opcodes, unified
+from policyeditor.engine.objects import kind_of, name_of, namespace_of
 
-CONTEXT = 3  # unchanged lines shown around a change, as `diff -u` does
 # A changed line pair longer than this (characters multiplied) is highlighted whole: the
 # character diff is quadratic, and a multi-kilobyte line is one long value anyway.
 INTRALINE_CELLS = 250_000
@@ -101,14 +101,8 @@ def document_key(doc: Any, index: int) -> tuple[str, str, str, str]:
     """What identifies a document across revisions; unnamed ones fall back to their position."""
     if not isinstance(doc, dict):
         return ("", "", "", f"#{index}")
-    metadata = object_at(doc, "metadata")
-    name, namespace, kind = metadata.get("name"), metadata.get("namespace"), doc.get("kind")
-    return (
-        _group(doc.get("apiVersion")),
-        kind if isinstance(kind, str) else "",
-        namespace if isinstance(namespace, str) else "",
-        (name if isinstance(name, str) else "") or f"#{index}",
-    )
+    name = name_of(doc)
+    return (_group(doc.get("apiVersion")), kind_of(doc), namespace_of(doc), name or f"#{index}")
 
 
 def _unique_keys(docs: list[Any]) -> list[tuple[str, str, str, str]]:

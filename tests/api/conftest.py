@@ -70,34 +70,6 @@ def anonymous() -> ApiClient:
     return ApiClient(None)
 
 
-@pytest.fixture
-def carol(make_user):
-    """A viewer of team-a."""
-    return make_user("carol")
-
-
-@pytest.fixture
-def dave(make_user):
-    """The admin of team-a."""
-    return make_user("dave")
-
-
-@pytest.fixture
-def team(alice, bob, carol, dave):
-    """team-a: alice author, bob reviewer, carol viewer, dave admin."""
-    from policyeditor.teams.models import Membership, Role, Team
-
-    team = Team.objects.create(name="team-a")
-    for user, role in [
-        (alice, Role.AUTHOR),
-        (bob, Role.REVIEWER),
-        (carol, Role.VIEWER),
-        (dave, Role.ADMIN),
-    ]:
-        Membership.objects.create(team=team, user=user, role=role)
-    return team
-
-
 def client_for(user) -> ApiClient:
     """An API client with a fresh token of `user`."""
     return ApiClient(ApiToken.issue(user, "tests")[1])

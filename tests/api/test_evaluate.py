@@ -10,11 +10,12 @@ import pytest
 from policyeditor.api.examples import DEPLOYMENT, POLICY
 from policyeditor.engine import suites
 from policyeditor.engine.manifests.loading import dump_documents
+from policyeditor.engine.objects import BINDING_KINDS
 from policyeditor.engine.suites.case import expectation_for
 from policyeditor.engine.suites.check import check
-from policyeditor.engine.suites.files import BINDING_KINDS
 from policyeditor.engine.suites.model import UNSET
 from policyeditor.engine.versions import normalize_version
+from tests.builders import document, rules
 from tests.vectors import TESTS
 
 pytestmark = pytest.mark.django_db
@@ -22,23 +23,13 @@ pytestmark = pytest.mark.django_db
 EVALUATE = "/api/v1/evaluate"
 CASES, _ERRORS = suites.discover([TESTS / "data" / "suites" / "passing"])
 
-MAP = {
-    "apiVersion": "admissionregistration.k8s.io/v1beta1",
-    "kind": "MutatingAdmissionPolicy",
-    "metadata": {"name": "add-team-label"},
-    "spec": {
+MAP = document(
+    "MutatingAdmissionPolicy",
+    "add-team-label",
+    {
         "failurePolicy": "Fail",
         "reinvocationPolicy": "Never",
-        "matchConstraints": {
-            "resourceRules": [
-                {
-                    "apiGroups": ["apps"],
-                    "apiVersions": ["v1"],
-                    "operations": ["CREATE"],
-                    "resources": ["deployments"],
-                }
-            ]
-        },
+        "matchConstraints": rules(operations=("CREATE",)),
         "mutations": [
             {
                 "patchType": "JSONPatch",
@@ -48,7 +39,8 @@ MAP = {
             }
         ],
     },
-}
+    api_version="admissionregistration.k8s.io/v1beta1",
+)
 
 
 def request_for(case) -> dict:

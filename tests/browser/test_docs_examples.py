@@ -23,8 +23,8 @@ from policyeditor import cli
 from policyeditor.editor.models import Draft
 from policyeditor.engine.defaulting.admissionregistration import default_in_place
 from policyeditor.engine.manifests.loading import load_documents
+from policyeditor.engine.objects import family
 from policyeditor.engine.validation.documents import validate_documents
-from policyeditor.engine.versions import family
 from tests.browser.form_author import author_document
 from tests.conftest import screenshot
 

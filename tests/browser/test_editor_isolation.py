@@ -7,8 +7,8 @@ from playwright.sync_api import expect
 
 from policyeditor.editor.services import create_draft
 from tests.browser.editor_helpers import fill_cel
+from tests.builders import replica_limit as policy
 from tests.conftest import screenshot
-from tests.review.conftest import policy
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -10,27 +10,12 @@ from django.core.management import call_command
 from policyeditor.editor.models import Draft, Status
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import workflow
+from tests.builders import replica_limit
 from tests.conftest import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-POLICY_YAML = """\
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: replica-limit.example.com
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - apiGroups: ["apps"]
-      apiVersions: ["v1"]
-      operations: ["CREATE", "UPDATE"]
-      resources: ["deployments"]
-  validations:
-  - expression: object.spec.replicas <= 5
-    message: must be at most 5
-"""
+POLICY_YAML = dump_documents([replica_limit(5)])
 
 CASE_YAML = """\
 name: four-replicas-allowed

@@ -8,7 +8,7 @@ from policyeditor.editor.services import create_draft
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import workflow
 from policyeditor.teams.models import Membership, Team
-from tests.review.conftest import policy
+from tests.builders import replica_limit as policy
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

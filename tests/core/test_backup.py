@@ -18,8 +18,8 @@ from policyeditor.editor.starters import get_starter
 from policyeditor.review import workflow
 from policyeditor.review.comments import add_comment
 from policyeditor.review.models import AuditEvent, Comment, Review
-from policyeditor.teams.models import Membership, Role, Team
-from tests.conftest import PASSWORD
+from policyeditor.teams.models import Membership, Role
+from tests.conftest import PASSWORD, team_of
 
 pytestmark = pytest.mark.django_db
 
@@ -27,9 +27,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def instance(alice, bob):
     """A small but complete instance: a team, a reviewed draft with two revisions, a token."""
-    team = Team.objects.create(name="platform")
-    Membership.objects.create(team=team, user=alice, role=Role.AUTHOR)
-    Membership.objects.create(team=team, user=bob, role=Role.REVIEWER)
+    team = team_of("platform", [(alice, Role.AUTHOR), (bob, Role.REVIEWER)])
     draft = create_draft(alice, get_starter("replica-limit").documents())
     workflow.assign_team(alice, draft, team)
     draft.refresh_from_db()

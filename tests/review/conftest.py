@@ -1,4 +1,4 @@
-"""Fixtures for review tests: the teams tests' teams, and a draft in team-a."""
+"""Fixtures for review tests: team-a (tests/conftest.py), the teams tests' team-b, a draft in team-a."""
 
 from __future__ import annotations
 
@@ -6,54 +6,18 @@ import pytest
 
 from policyeditor.editor.services import create_draft, save_draft
 from policyeditor.review.workflow import assign_team
+from tests.builders import replica_limit as policy
 
-# The team fixtures are the teams tests' (team-a with one member per role, team-b).
+# carol, dave and team-a are tests/conftest.py's; eve and team-b are the teams tests'.
 from tests.teams.conftest import (  # noqa: F401
-    carol,
-    dave,
     eve,
     fast_password_hashing,
     other_team,
-    team,
 )
-
-POLICY = {
-    "apiVersion": "admissionregistration.k8s.io/v1",
-    "kind": "ValidatingAdmissionPolicy",
-    "metadata": {"name": "replica-limit.example.com"},
-    "spec": {
-        "failurePolicy": "Fail",
-        "matchConstraints": {
-            "resourceRules": [
-                {
-                    "apiGroups": ["apps"],
-                    "apiVersions": ["v1"],
-                    "operations": ["CREATE", "UPDATE"],
-                    "resources": ["deployments"],
-                }
-            ]
-        },
-        "validations": [
-            {"expression": "object.spec.replicas <= 5", "message": "must be at most 5"}
-        ],
-    },
-}
-
-
-def policy(limit: int = 5) -> dict:
-    """The sample policy with another replica limit."""
-    import copy
-
-    doc = copy.deepcopy(POLICY)
-    doc["spec"]["validations"][0] = {
-        "expression": f"object.spec.replicas <= {limit}",
-        "message": f"must be at most {limit}",
-    }
-    return doc
 
 
 @pytest.fixture
-def draft(alice, team):  # noqa: F811 (team is the fixture imported above)
+def draft(alice, team):
     """alice's draft of the sample policy, in team-a, one revision."""
     draft = create_draft(alice, [policy(5)], name="replica-limit")
     assign_team(alice, draft, team)

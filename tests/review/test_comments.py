@@ -107,7 +107,7 @@ def test_code_spans_keep_markup_as_text():
 
 
 def test_field_paths_suggest_the_fields_of_the_revision_in_document_order():
-    from tests.review.conftest import policy
+    from tests.builders import replica_limit as policy
 
     paths = comments.field_paths([policy(5)])
     assert paths[:3] == ["apiVersion", "kind", "metadata"]

@@ -6,7 +6,7 @@ import copy
 
 from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.review.diffs import diff_revisions
-from tests.review.conftest import policy
+from tests.builders import replica_limit as policy
 
 BINDING = {
     "apiVersion": "admissionregistration.k8s.io/v1",

@@ -11,7 +11,8 @@ from django.urls import reverse
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import impact, impact_runs, workflow
 from policyeditor.review.impact import DumpError
-from tests.review.conftest import edit, policy
+from tests.builders import replica_limit as policy
+from tests.review.conftest import edit
 
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: n}\n"
 

@@ -9,10 +9,11 @@ import time
 import pytest
 from django.urls import reverse
 
+from policyeditor.engine.manifests import linediff
+from policyeditor.engine.manifests.linediff import DiffTooLarge, line_opcodes, unified
 from policyeditor.engine.manifests.loading import dump_documents
-from policyeditor.review import diff_cache, linediff
+from policyeditor.review import diff_cache
 from policyeditor.review.diffs import diff_document
-from policyeditor.review.linediff import DiffTooLarge, line_opcodes, unified
 from tests.review.conftest import edit
 
 

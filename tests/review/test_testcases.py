@@ -155,7 +155,7 @@ def _zip(files: dict[str, str]) -> bytes:
 
 def test_import_inlines_object_files_named_by_cases(alice):
     from policyeditor.engine.manifests.loading import dump_documents
-    from tests.review.conftest import policy
+    from tests.builders import replica_limit as policy
 
     data = _zip(
         {

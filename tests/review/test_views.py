@@ -9,7 +9,8 @@ from policyeditor.editor.models import Status
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import comments, workflow
 from policyeditor.review.models import Comment, ShareLink
-from tests.review.conftest import edit, policy
+from tests.builders import replica_limit as policy
+from tests.review.conftest import edit
 
 pytestmark = pytest.mark.django_db
 

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.builders import replica_limit
+
 MIB = 1024 * 1024
 
 
@@ -104,25 +106,7 @@ YAML_INPUTS = [
 ]
 
 
-BASE_POLICY: dict = {
-    "apiVersion": "admissionregistration.k8s.io/v1",
-    "kind": "ValidatingAdmissionPolicy",
-    "metadata": {"name": "hostile.example.com"},
-    "spec": {
-        "failurePolicy": "Fail",
-        "matchConstraints": {
-            "resourceRules": [
-                {
-                    "apiGroups": ["apps"],
-                    "apiVersions": ["v1"],
-                    "operations": ["CREATE", "UPDATE"],
-                    "resources": ["deployments"],
-                }
-            ]
-        },
-        "validations": [{"expression": "object.spec.replicas <= 5", "message": "too many"}],
-    },
-}
+BASE_POLICY: dict = replica_limit(5, "too many", name="hostile.example.com")
 
 
 def policy_with(path: str, value: Any, base: dict | None = None) -> dict:

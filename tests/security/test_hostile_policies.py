@@ -7,6 +7,7 @@ import json
 import pytest
 
 from policyeditor.engine.cel import Activation, Context, compile_expression
+from tests.builders import deployment
 from tests.security.conftest import state, text
 from tests.security.hostile import (
     CEL_COMPILE_INPUTS,
@@ -18,12 +19,7 @@ from tests.security.hostile import (
 
 pytestmark = pytest.mark.django_db
 
-DEPLOYMENT = {
-    "apiVersion": "apps/v1",
-    "kind": "Deployment",
-    "metadata": {"name": "web", "namespace": "default"},
-    "spec": {"replicas": 1},
-}
+DEPLOYMENT = deployment(replicas=1)
 POLICY_INPUTS = DOCUMENT_INPUTS + [
     type(item)(item.name, policy_with_expression(item.payload), item.message)
     for item in CEL_COMPILE_INPUTS

@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import re
 
+from tests.builders import rules
+
 SCRIPT = '<script>alert("xss-script")</script>'
 IMG = '"><img src=x onerror=alert("xss-img")>'
 SVG = "'><svg onload=alert('xss-svg')>"
@@ -34,17 +36,7 @@ def hostile_documents() -> list[dict]:
         "spec": {
             "failurePolicy": "Fail",
             "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
-            "matchConstraints": {
-                "resourceRules": [
-                    {
-                        "apiGroups": ["apps"],
-                        "apiVersions": ["v1"],
-                        "operations": ["CREATE"],
-                        "resources": ["deployments"],
-                        "resourceNames": [ALL],
-                    }
-                ]
-            },
+            "matchConstraints": rules(operations=("CREATE",), resourceNames=[ALL]),
             "matchConditions": [{"name": ALL, "expression": f"{cel_string()} != ''"}],
             "variables": [{"name": "payload", "expression": cel_string()}],
             "validations": [

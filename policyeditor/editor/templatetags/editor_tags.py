@@ -9,10 +9,9 @@ from django import template
 from django.utils.html import format_html
 
 from policyeditor.engine import schemas
+from policyeditor.engine.objects import ADMISSION_GROUP
 
 register = template.Library()
-
-GROUP = "admissionregistration.k8s.io"
 
 
 @lru_cache(maxsize=512)
@@ -21,7 +20,7 @@ def help_text(kind: str, key_path: str) -> str:
     path = key_path.replace("/", ".")
     for api in ("v1", "v1beta1", "v1alpha1"):
         try:
-            doc = schemas.field_doc(GROUP, api, kind, path)
+            doc = schemas.field_doc(ADMISSION_GROUP, api, kind, path)
         except Exception:  # help is a nicety: a schema problem must never break the form
             doc = None
         if doc:

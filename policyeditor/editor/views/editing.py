@@ -34,6 +34,7 @@ from policyeditor.editor.services import Conflict, DraftInputError, save_draft
 from policyeditor.engine import schemas
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.loading import dump_documents, load_documents, load_json_value
+from policyeditor.engine.objects import name_of
 from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
 
 
@@ -211,9 +212,7 @@ def draft_add_document(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     what = request.POST.get("what", "binding")
     policy = draft.policy_document() or {}
     # Stored documents may hold anything the API accepted: read them by type.
-    metadata = policy.get("metadata")
-    name = metadata.get("name") if isinstance(metadata, dict) else None
-    policy_name = name if isinstance(name, str) and name else draft.name
+    policy_name = name_of(policy) or draft.name
     api = policy.get("apiVersion")
     api = api if isinstance(api, str) and api else draft.api_version
     if what == "binding":

@@ -10,7 +10,7 @@ from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.models import Draft
 from policyeditor.editor.reviewing import ExportError, export_revision_for, record_export
 from policyeditor.engine.manifests.loading import dump_documents
-from policyeditor.engine.versions import family
+from policyeditor.engine.objects import family
 
 PARTS = ("all", "policy", "bindings", "params")
 

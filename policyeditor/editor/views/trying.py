@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 
 from django.http import HttpResponse
@@ -16,6 +15,7 @@ from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.case_runs import try_form
 from policyeditor.editor.formdata import ParsedForm, parse_post
 from policyeditor.editor.views.editing import posted_version
+from policyeditor.engine.manifests.diff import line_class, unified_lines
 from policyeditor.engine.manifests.loading import dump_documents
 
 
@@ -23,21 +23,10 @@ def _diff_lines(before: dict | None, after: dict | None) -> list[tuple[str, str]
     """A unified YAML diff of the input and mutated objects, as (css class, line) pairs."""
     if before is None or after is None or before == after:
         return []
-    old = dump_documents([before]).splitlines()
-    new = dump_documents([after]).splitlines()
-    lines = []
-    for line in difflib.unified_diff(old, new, "input", "mutated", lineterm="", n=3):
-        css = "ctx"
-        if line.startswith(("+++", "---")):
-            css = "head"
-        elif line.startswith("+"):
-            css = "add"
-        elif line.startswith("-"):
-            css = "del"
-        elif line.startswith("@@"):
-            css = "hunk"
-        lines.append((css, line))
-    return lines
+    lines = unified_lines(
+        dump_documents([before]), dump_documents([after]), fromfile="input", tofile="mutated"
+    )
+    return [(line_class(line), line) for line in lines]
 
 
 def try_inputs(post) -> live.TryInputs:

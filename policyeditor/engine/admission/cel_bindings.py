@@ -17,7 +17,9 @@ from policyeditor.engine.cel import BUDGET_MESSAGE as BUDGET_MESSAGE
 from policyeditor.engine.cel import MATCH_CONDITIONS_BUDGET as MATCH_CONDITIONS_BUDGET
 from policyeditor.engine.cel import PER_CALL_LIMIT as PER_CALL_LIMIT
 from policyeditor.engine.cel import RUNTIME_BUDGET as RUNTIME_BUDGET
-from policyeditor.engine.cel.runtime.activation import EngineCache
+
+# The evaluators' record of an expression's values (re-exported for the admission plugins).
+from policyeditor.engine.cel import Activation as Activation
 
 
 @dataclass
@@ -232,21 +234,6 @@ def _compile_variables(
     return result
 
 
-@dataclass
-class Bindings:
-    """The values an expression sees (the activation before variables)."""
-
-    object: Any = None
-    old_object: Any = None
-    request: dict[str, Any] | None = None
-    params: Any = None
-    namespace_object: Any = None
-    authorizer: Any = None
-    # The engine's activations of these values, shared by every pass over them (match
-    # conditions, validations, messages, annotations), so the engine converts each value once.
-    engine_cache: EngineCache = field(default_factory=dict, repr=False, compare=False)
-
-
 def bindings_for(
     request: AdmissionRequest,
     *,
@@ -255,9 +242,13 @@ def bindings_for(
     authorizer: Any = None,
     obj: Any = None,
     use_request_object: bool = True,
-) -> Bindings:
-    """The activation values for a request (obj replaces request.object, e.g. while mutating)."""
-    return Bindings(
+) -> Activation:
+    """The activation values for a request (obj replaces request.object, e.g. while mutating).
+
+    Its engine_cache holds the engine's activations of these values, shared by every pass over
+    them (match conditions, validations, messages, annotations), so each value converts once.
+    """
+    return Activation(
         object=request.object if use_request_object else obj,
         old_object=request.old_object,
         request=request.to_cel(),
@@ -272,7 +263,7 @@ class Evaluator:
 
     def __init__(
         self,
-        bindings: Bindings,
+        bindings: Activation,
         variables: VariableSet | None,
         budget_amount: int | None,
         *,
@@ -285,7 +276,7 @@ class Evaluator:
         self.resolver = None
         try:
             self.budget = cel.CostBudget(budget_amount) if budget_amount is not None else None
-            self.activation = cel.Activation(
+            self.activation = Activation(
                 object=bindings.object,
                 old_object=bindings.old_object,
                 request=bindings.request,

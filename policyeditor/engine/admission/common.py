@@ -55,19 +55,6 @@ def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def name_of(doc: dict[str, Any] | None) -> str:
-    """metadata.name of a document ("" when absent)."""
-    if not isinstance(doc, dict) or not isinstance(doc.get("metadata"), dict):
-        return ""
-    return str(doc["metadata"].get("name") or "")
-
-
-def spec_of(doc: dict[str, Any] | None) -> dict[str, Any]:
-    """The spec mapping of a document ({} when absent or malformed)."""
-    spec = doc.get("spec") if isinstance(doc, dict) else None
-    return spec if isinstance(spec, dict) else {}
-
-
 def aggregate(errors: list[str]) -> str:
     """utilerrors.NewAggregate(...).Error(): one error bare, several in brackets."""
     return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
@@ -91,7 +78,7 @@ def compile_match_conditions(
 
 def run_match_conditions(
     conditions: list[dict[str, Any]],
-    bindings: cel_bindings.Bindings,
+    bindings: cel_bindings.Activation,
     version: str,
     *,
     has_params: bool,

@@ -298,6 +298,16 @@ def _respond(
     patch = jsonpatch.diff_patch(request.object, final_object) if request.object is not None else []
     diff = text_diff(request.object, final_object) if final_object != request.object else ""
     fatal = [d for d in denials if d.get("fatal")]
+    # What every answer carries, whatever its status.
+    shared: dict[str, Any] = {
+        "warnings": warnings,
+        "audit_annotations": annotations,
+        "object": final_object,
+        "policies": outcomes,
+        "patch": patch,
+        "diff": diff,
+        "errors": errors + notes,
+    }
     if fatal:
         # A status error (namespace NotFound, internal decode error) is returned as is.
         return EvaluationResult(
@@ -306,13 +316,7 @@ def _respond(
             status_code=int(fatal[0].get("code", 404)),
             reason=str(fatal[0].get("reason") or "NotFound"),
             message=fatal[0]["message"],
-            warnings=warnings,
-            audit_annotations=annotations,
-            object=final_object,
-            policies=outcomes,
-            patch=patch,
-            diff=diff,
-            errors=errors + notes,
+            **shared,
         )
     if denials:
         first = denials[0]
@@ -331,24 +335,12 @@ def _respond(
             reason=reason,
             message=first["message"] if is_map else forbidden_message(request, first["message"]),
             causes=causes,
-            warnings=warnings,
-            audit_annotations=annotations,
-            object=final_object,
-            policies=outcomes,
-            patch=patch,
-            diff=diff,
-            errors=errors + notes,
+            **shared,
         )
     return EvaluationResult(
         result=result,
         allowed=True,
         status_code=200,
         message="",
-        warnings=warnings,
-        audit_annotations=annotations,
-        object=final_object,
-        policies=outcomes,
-        patch=patch,
-        diff=diff,
-        errors=errors + notes,
+        **shared,
     )

@@ -13,6 +13,7 @@ from typing import Any
 from policyeditor.engine import schemas
 from policyeditor.engine.admission import selectors
 from policyeditor.engine.admission.request import AdmissionRequest
+from policyeditor.engine.objects import name_of
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 # Requests the policy plugins never see: the policy kinds themselves and virtual review resources.
@@ -82,15 +83,10 @@ class NamespaceSource:
                 isinstance(obj, dict)
                 and obj.get("kind") == "Namespace"
                 and obj.get("apiVersion", "v1") == "v1"
-                and _name_of(obj) == name
+                and name_of(obj) == name
             ):
                 return obj
         return None
-
-
-def _name_of(obj: dict[str, Any]) -> str:
-    meta = obj.get("metadata")
-    return str(meta.get("name") or "") if isinstance(meta, dict) else ""
 
 
 def _items(mapping: dict[str, Any], key: str) -> list[Any]:

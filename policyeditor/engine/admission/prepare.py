@@ -14,14 +14,10 @@ import marshal
 from dataclasses import dataclass, field
 from typing import Any
 
-from policyeditor.engine.admission.common import PlanCache, name_of, spec_of
+from policyeditor.engine.admission.common import PlanCache
+from policyeditor.engine.objects import ADMISSION_GROUP, POLICY_OF, name_of, spec_of
 from policyeditor.engine.versions import served_api_versions
 
-POLICY_OF = {
-    "ValidatingAdmissionPolicyBinding": "ValidatingAdmissionPolicy",
-    "MutatingAdmissionPolicyBinding": "MutatingAdmissionPolicy",
-}
-_ADMISSION_GROUP = "admissionregistration.k8s.io/"
 # Bounds of the cache: entries, and the size of one entry's documents (as marshal bytes).
 _CACHE_ENTRIES = 64
 _MAX_KEY_BYTES = 256 * 1024
@@ -96,7 +92,11 @@ def classify(
             continue
         kind = doc.get("kind")
         api_version = str(doc.get("apiVersion", ""))
-        if isinstance(kind, str) and kind in kinds and api_version.startswith(_ADMISSION_GROUP):
+        if (
+            isinstance(kind, str)
+            and kind in kinds
+            and api_version.startswith(ADMISSION_GROUP + "/")
+        ):
             if api_version.split("/", 1)[1] not in served_api_versions(str(kind), version):
                 unserved.append(doc)
                 continue

@@ -56,7 +56,7 @@ def compile_variables(
         )
         results[name] = result
         names.append(name)
-        types.append(_declarable(result.output_type) if result.ok else "dyn")
+        types.append(declarable(result.output_type) if result.ok else "dyn")
     final = Declarations(
         has_params=declarations.has_params,
         variables=tuple(names),
@@ -66,9 +66,10 @@ def compile_variables(
     return results, final
 
 
-def _declarable(type_text: str) -> str:
-    # Kubernetes keeps list/map/scalar types and makes everything else dyn (composition.go,
-    # convertCelTypeToDeclType).
+def declarable(type_text: str) -> str:
+    """The type a composited variable is declared with, from its expression's output type."""
+    # Kubernetes keeps list/map/scalar types and makes everything else dyn: kubernetes/kubernetes
+    # staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/composition.go, convertCelTypeToDeclType.
     if type_text.startswith(("Object", "JSONPatch", "list(JSONPatch", "list(Object")):
         return "dyn"
     if "*error*" in type_text or type_text.startswith("type("):

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_POLICY_KINDS = ("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy")
-_BINDING_KINDS = ("ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicyBinding")
+from policyeditor.engine.objects import ADMISSION_KINDS, POLICY_KINDS
 
 
 def _default_rules(rules: Any) -> None:
@@ -49,14 +48,14 @@ def default_in_place(doc: dict[str, Any]) -> dict[str, Any]:
     """Apply the defaults to `doc` itself (which must be a dict) and return it."""
     kind = doc.get("kind")
     spec = doc.get("spec")
-    if kind not in _POLICY_KINDS + _BINDING_KINDS:
+    if kind not in ADMISSION_KINDS:
         return doc
     if spec is None:
         # Go's defaulters act on the zero-valued spec struct, so an absent spec still defaults.
         spec = doc["spec"] = {}
     if not isinstance(spec, dict):
         return doc
-    if kind in _POLICY_KINDS:
+    if kind in POLICY_KINDS:
         if spec.get("failurePolicy") is None:
             spec["failurePolicy"] = "Fail"
         _default_match_resources(spec.get("matchConstraints"))

@@ -14,6 +14,7 @@ import os
 import re
 from typing import Any
 
+from policyeditor.engine.jsonkinds import type_name
 from policyeditor.engine.manifests.compose import (
     MAX_ALIAS_CHARS,
     MAX_ALIAS_NODES,
@@ -202,7 +203,7 @@ def _flatten(raw: list[Any], source: str) -> list[dict[str, Any]]:
             continue
         if not isinstance(document, dict):
             raise ManifestError(
-                f"expected an object (a mapping), got {_kind_of(document)}",
+                f"expected an object (a mapping), got {type_name(document, 'manifest')}",
                 source=source,
                 document=number,
             )
@@ -225,7 +226,7 @@ def _list_items(
     for position, item in enumerate(items):
         if not isinstance(item, dict):
             raise ManifestError(
-                f"items[{position}]: expected an object (a mapping), got {_kind_of(item)}",
+                f"items[{position}]: expected an object (a mapping), got {type_name(item, 'manifest')}",
                 source=source,
                 document=number,
             )
@@ -238,18 +239,6 @@ def _list_items(
                     del item["apiVersion"]
         result.append(item)
     return result
-
-
-def _kind_of(value: Any) -> str:
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return type(value).__name__
 
 
 def load_file(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -9,8 +9,8 @@ from typing import Any
 from policyeditor.engine.admission.result import EvaluationResult
 from policyeditor.engine.defaulting import default_object
 from policyeditor.engine.jsontypes import object_at
+from policyeditor.engine.objects import BINDING_KINDS, POLICY_KINDS, name_of
 from policyeditor.engine.suites.check import check
-from policyeditor.engine.suites.files import BINDING_KINDS, POLICY_KINDS, name_of
 from policyeditor.engine.suites.model import (
     LAYOUT_KAPTEST,
     LAYOUT_KAT,

@@ -10,12 +10,12 @@ writes them (`key`) or in full (`<policy>/<key>`); the API server's own
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
 from policyeditor.engine import manifests
 from policyeditor.engine.admission.result import EvaluationResult
+from policyeditor.engine.manifests.diff import unified_lines
 from policyeditor.engine.suites.model import UNSET, Expectation
 
 _SERVER_ANNOTATION_PREFIX = "validation.policy.admission.k8s.io/"
@@ -113,13 +113,7 @@ def _check_annotations(expect: Expectation, actual: dict[str, str]) -> list[str]
 
 def object_diff(expected: Any, actual: Any) -> str:
     """A unified diff of two objects as YAML (expected first), indented for the report."""
-    lines = difflib.unified_diff(
-        _yaml(expected).splitlines(),
-        _yaml(actual).splitlines(),
-        fromfile="expected",
-        tofile="actual",
-        lineterm="",
-    )
+    lines = unified_lines(_yaml(expected), _yaml(actual), fromfile="expected", tofile="actual")
     return "\n".join(lines)
 
 

@@ -9,17 +9,8 @@ from typing import Any
 
 from policyeditor.engine import manifests
 from policyeditor.engine.errors import InputError
+from policyeditor.engine.objects import POLICY_KINDS, is_admission, name_of
 from policyeditor.engine.suites.model import SuiteError
-
-ADMISSION_GROUP = "admissionregistration.k8s.io"
-ADMISSION_KINDS = (
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding",
-    "MutatingAdmissionPolicy",
-    "MutatingAdmissionPolicyBinding",
-)
-POLICY_KINDS = ("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy")
-BINDING_KINDS = ("ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicyBinding")
 
 
 def display(path: Path) -> str:
@@ -108,31 +99,6 @@ def split_documents(
         else:
             resources.append(doc)
     return admission, resources
-
-
-def is_admission(doc: dict[str, Any]) -> bool:
-    """True for the four admission policy kinds of admissionregistration.k8s.io."""
-    api_version = doc.get("apiVersion")
-    group = api_version.split("/")[0] if isinstance(api_version, str) else ""
-    return doc.get("kind") in ADMISSION_KINDS and group == ADMISSION_GROUP
-
-
-def name_of(doc: Any) -> str:
-    """metadata.name, or "" when missing."""
-    if not isinstance(doc, dict):
-        return ""
-    metadata = doc.get("metadata")
-    name = metadata.get("name") if isinstance(metadata, dict) else None
-    return name if isinstance(name, str) else ""
-
-
-def namespace_of(doc: Any) -> str:
-    """metadata.namespace, or "" when missing."""
-    if not isinstance(doc, dict):
-        return ""
-    metadata = doc.get("metadata")
-    namespace = metadata.get("namespace") if isinstance(metadata, dict) else None
-    return namespace if isinstance(namespace, str) else ""
 
 
 def policy_names(documents: list[dict[str, Any]]) -> list[str]:

@@ -11,25 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from policyeditor.engine.suites.case import run_case
-from policyeditor.engine.suites.model import CaseResult, Expectation, SuiteError, TestCase
-from policyeditor.engine.suites.plan import SuiteUnit, discover, load_unit, run_unit, suite_plan
+from policyeditor.engine.suites.model import CaseResult, SuiteError
+from policyeditor.engine.suites.plan import SuiteUnit, run_unit, suite_plan
 from policyeditor.engine.suites.pool import auto_jobs, run_units
-
-__all__ = [
-    "CaseResult",
-    "Expectation",
-    "Report",
-    "SuiteError",
-    "SuiteUnit",
-    "TestCase",
-    "discover",
-    "load_unit",
-    "run",
-    "run_case",
-    "run_unit",
-    "suite_plan",
-]
 
 
 @dataclass

@@ -1,9 +1,8 @@
 """API-server validation of admission policies and bindings, as FieldErrors in its own words."""
 
+from policyeditor.engine.defaulting.admissionregistration import apply_defaults
+from policyeditor.engine.validation.bundle import bundle_warnings
 from policyeditor.engine.validation.documents import (
-    POLICY_KINDS,
-    apply_defaults,
-    bundle_warnings,
     status_message,
     validate_document,
     validate_documents,
@@ -11,7 +10,6 @@ from policyeditor.engine.validation.documents import (
 )
 
 __all__ = [
-    "POLICY_KINDS",
     "apply_defaults",
     "bundle_warnings",
     "status_message",

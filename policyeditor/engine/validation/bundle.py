@@ -10,22 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from policyeditor.engine.errors import FieldError
-
-_BINDING_OF = {
-    "ValidatingAdmissionPolicyBinding": "ValidatingAdmissionPolicy",
-    "MutatingAdmissionPolicyBinding": "MutatingAdmissionPolicy",
-}
-
-
-def _name(doc: dict[str, Any]) -> str:
-    meta = doc.get("metadata")
-    name = meta.get("name") if isinstance(meta, dict) else None
-    return name if isinstance(name, str) else ""
-
-
-def _spec(doc: dict[str, Any]) -> dict[str, Any]:
-    spec = doc.get("spec")
-    return spec if isinstance(spec, dict) else {}
+from policyeditor.engine.objects import POLICY_OF, name_of, spec_of
 
 
 def bundle_warnings(docs: list[Any]) -> list[tuple[int, FieldError]]:
@@ -33,18 +18,18 @@ def bundle_warnings(docs: list[Any]) -> list[tuple[int, FieldError]]:
     policies: dict[tuple[str, str], dict[str, Any]] = {}
     for doc in docs:
         kind = doc.get("kind") if isinstance(doc, dict) else None
-        if isinstance(kind, str) and kind in _BINDING_OF.values() and _name(doc):
-            policies.setdefault((doc["kind"], _name(doc)), doc)
+        if isinstance(kind, str) and kind in POLICY_OF.values() and name_of(doc):
+            policies.setdefault((doc["kind"], name_of(doc)), doc)
     found: list[tuple[int, FieldError]] = []
     for position, doc in enumerate(docs):
         kind = doc.get("kind") if isinstance(doc, dict) else None
-        if not isinstance(kind, str) or kind not in _BINDING_OF:
+        if not isinstance(kind, str) or kind not in POLICY_OF:
             continue
-        spec = _spec(doc)
+        spec = spec_of(doc)
         policy_name = spec.get("policyName")
         if not isinstance(policy_name, str) or not policy_name:
             continue
-        policy_kind = _BINDING_OF[doc["kind"]]
+        policy_kind = POLICY_OF[doc["kind"]]
         policy = policies.get((policy_kind, policy_name))
         if policy is None:
             found.append(
@@ -58,7 +43,7 @@ def bundle_warnings(docs: list[Any]) -> list[tuple[int, FieldError]]:
                 )
             )
             continue
-        has_param_kind = _spec(policy).get("paramKind") is not None
+        has_param_kind = spec_of(policy).get("paramKind") is not None
         has_param_ref = spec.get("paramRef") is not None
         if has_param_ref and not has_param_kind:
             found.append(

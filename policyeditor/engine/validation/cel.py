@@ -16,6 +16,7 @@ from typing import Any
 
 from policyeditor.engine import cel
 from policyeditor.engine.apimachinery import internal, invalid
+from policyeditor.engine.cel.composition import declarable
 from policyeditor.engine.errors import FieldError
 
 BOOL = ("bool",)
@@ -64,15 +65,6 @@ def preexisting_expressions(old_spec: dict[str, Any] | None, mutating: bool) -> 
         }
         found.audit_annotations = _strings(spec.get("auditAnnotations"), "valueExpression")
     return found
-
-
-def _declarable(type_text: str) -> str:
-    """The type a variable is declared with (as cel.compile_variables declares it)."""
-    if type_text.startswith(("Object", "JSONPatch", "list(JSONPatch", "list(Object")):
-        return "dyn"
-    if "*error*" in type_text or type_text.startswith("type("):
-        return "dyn"
-    return type_text
 
 
 class CelChecker:
@@ -159,5 +151,5 @@ class CelChecker:
         )
         self.variable_names.append(name)
         # A variable that does not compile is still declared, as dyn.
-        self.variable_types.append(_declarable(output) if output and not errors else "dyn")
+        self.variable_types.append(declarable(output) if output and not errors else "dyn")
         return errors

@@ -29,9 +29,15 @@ from policyeditor.engine.apimachinery import (
     required,
     validate_object_meta,
 )
-from policyeditor.engine.defaulting.admissionregistration import apply_defaults, default_in_place
+from policyeditor.engine.defaulting.admissionregistration import default_in_place
 from policyeditor.engine.errors import FieldError
-from policyeditor.engine.validation.bundle import bundle_warnings
+from policyeditor.engine.objects import (
+    ADMISSION_GROUP,
+    ADMISSION_KINDS,
+    MUTATING_KINDS,
+    POLICY_KINDS,
+    family,
+)
 from policyeditor.engine.validation.cel import CelChecker, Preexisting, preexisting_expressions
 from policyeditor.engine.validation.mutating import validate_map_spec
 from policyeditor.engine.validation.policy import validate_vap_spec
@@ -43,27 +49,12 @@ from policyeditor.engine.validation.schema import decode
 from policyeditor.engine.validation.typecheck import type_check_warnings
 from policyeditor.engine.versions import (
     DEFAULT_VERSION,
-    GROUP,
-    MUTATING_KINDS,
-    VALIDATING_KINDS,
     introduced_in,
     minor,
     normalize_version,
     preferred_api_version,
     served_api_versions,
 )
-
-__all__ = [
-    "POLICY_KINDS",
-    "apply_defaults",
-    "bundle_warnings",
-    "status_message",
-    "validate_document",
-    "validate_documents",
-    "warnings_for",
-]
-
-POLICY_KINDS = (*VALIDATING_KINDS, *MUTATING_KINDS)
 
 # When each API version is deprecated and stops being served, for the deprecation warning the
 # API server sends back (kubernetes/kubernetes staging/src/k8s.io/api/admissionregistration/
@@ -85,8 +76,8 @@ def _check_type(doc: Any, version: str) -> tuple[list[FieldError], str | None, s
     if kind is None or kind == "":
         errors.append(required("kind"))
         kind = None
-    elif kind not in POLICY_KINDS:
-        errors.append(not_supported("kind", kind, POLICY_KINDS))
+    elif kind not in ADMISSION_KINDS:
+        errors.append(not_supported("kind", kind, ADMISSION_KINDS))
         kind = None
     if api_version is None or api_version == "":
         errors.append(required("apiVersion"))
@@ -98,10 +89,10 @@ def _check_type(doc: Any, version: str) -> tuple[list[FieldError], str | None, s
         return errors, kind, api_version
     group, _, served_version = api_version.rpartition("/")
     served = served_api_versions(kind, version)
-    if group != GROUP or served_version not in served:
-        choices = ", ".join(f"{GROUP}/{v}" for v in served) or "none"
+    if group != ADMISSION_GROUP or served_version not in served:
+        choices = ", ".join(f"{ADMISSION_GROUP}/{v}" for v in served) or "none"
         detail = f'no matches for kind "{kind}" in version "{api_version}" in Kubernetes {version}'
-        since = introduced_in(kind, served_version) if group == GROUP else None
+        since = introduced_in(kind, served_version) if group == ADMISSION_GROUP else None
         if since and minor(since) > minor(version):
             detail += f" (requires Kubernetes {since})"
         errors.append(invalid("apiVersion", api_version, f"{detail}; served: {choices}"))
@@ -123,7 +114,7 @@ def _spec_errors(
     spec = value.get("spec") or {}
     old_spec = (old_value or {}).get("spec") if old_value is not None else None
     mutating = kind in MUTATING_KINDS
-    if kind in ("ValidatingAdmissionPolicy", "MutatingAdmissionPolicy"):
+    if kind in POLICY_KINDS:
         preexisting = (
             preexisting_expressions(old_spec, mutating) if old_value is not None else Preexisting()
         )
@@ -160,15 +151,15 @@ def _match_conditions_unchanged(spec: dict[str, Any], old_spec: dict[str, Any]) 
 
 
 def _deprecation(kind: str, api_version: str, version: str) -> FieldError | None:
-    family = "mutating" if kind in MUTATING_KINDS else "validating"
     served_version = api_version.rpartition("/")[2]
-    window = _DEPRECATIONS.get((family, served_version))
+    kind_family = family(kind)
+    window = _DEPRECATIONS.get((kind_family, served_version)) if kind_family else None
     if window is None or minor(version) < window[0]:
         return None
     preferred = preferred_api_version(kind, version)
     text = f"{api_version} {kind} is deprecated in v1.{window[0]}+, unavailable in v1.{window[1]}+"
     if preferred and preferred != served_version:
-        text += f"; use {GROUP}/{preferred} {kind}"
+        text += f"; use {ADMISSION_GROUP}/{preferred} {kind}"
     return FieldError("apiVersion", text)
 
 
@@ -177,14 +168,14 @@ def _enablement(kind: str, api_version: str, version: str) -> FieldError | None:
     # Feature gate as kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/features/
     # kube_features.go, defaultVersionedKubernetesFeatureGates (MutatingAdmissionPolicy).
     group, _, served_version = api_version.rpartition("/")
-    if group != GROUP or served_version not in served_api_versions(kind, version):
+    if group != ADMISSION_GROUP or served_version not in served_api_versions(kind, version):
         return None
     flags = []
     if kind in MUTATING_KINDS and minor(version) < 36:
         flags.append("the MutatingAdmissionPolicy feature gate (off by default)")
     if served_version != "v1":
         # Beta APIs added after 1.24, and every alpha API, are not served by default.
-        flags.append(f"--runtime-config={GROUP}/{served_version}=true")
+        flags.append(f"--runtime-config={ADMISSION_GROUP}/{served_version}=true")
     if not flags:
         return None
     return FieldError(
@@ -262,7 +253,7 @@ def validate_documents(
     seen: dict[tuple[str, str], int] = {}
     for position, doc in enumerate(docs):
         kind = doc.get("kind") if isinstance(doc, dict) else None
-        if isinstance(kind, str) and kind and kind not in POLICY_KINDS:
+        if isinstance(kind, str) and kind and kind not in ADMISSION_KINDS:
             continue  # another object (a param, a namespace); a kind that is no string is reported
         found.extend((position, error) for error in validate_document(doc, version=version))
         if isinstance(doc, dict):
@@ -298,8 +289,8 @@ def status_message(doc: Any, errors: list[FieldError]) -> str:
     meta = doc.get("metadata") if isinstance(doc, dict) else None
     name = meta.get("name") if isinstance(meta, dict) else None
     qualified = (
-        f"{kind}.{GROUP}"
-        if isinstance(kind, str) and kind in POLICY_KINDS
+        f"{kind}.{ADMISSION_GROUP}"
+        if isinstance(kind, str) and kind in ADMISSION_KINDS
         else str(kind or "object")
     )
     rendered = [str(error) for error in errors]

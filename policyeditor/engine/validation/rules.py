@@ -85,30 +85,23 @@ def _validate_resources(resources: list[str], path: str) -> list[FieldError]:
     return errors
 
 
+def _star_alone(values: list[Any], at: str, what: str) -> list[FieldError]:
+    """'*' must be the only value of the list when it is there."""
+    if len(values) > 1 and "*" in values:
+        return [invalid(at, values, f"if '*' is present, must not specify other {what}")]
+    return []
+
+
 def _validate_rule(rule: dict[str, Any], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     groups = rule.get("apiGroups") or []
     versions = rule.get("apiVersions") or []
     if not groups:
         errors.append(required(child(path, "apiGroups")))
-    if len(groups) > 1 and "*" in groups:
-        errors.append(
-            invalid(
-                child(path, "apiGroups"),
-                groups,
-                "if '*' is present, must not specify other API groups",
-            )
-        )
+    errors.extend(_star_alone(groups, child(path, "apiGroups"), "API groups"))
     if not versions:
         errors.append(required(child(path, "apiVersions")))
-    if len(versions) > 1 and "*" in versions:
-        errors.append(
-            invalid(
-                child(path, "apiVersions"),
-                versions,
-                "if '*' is present, must not specify other API versions",
-            )
-        )
+    errors.extend(_star_alone(versions, child(path, "apiVersions"), "API versions"))
     for position, version in enumerate(versions):
         if version == "":
             errors.append(required(index(child(path, "apiVersions"), position)))
@@ -124,14 +117,7 @@ def _validate_rule_with_operations(rule: dict[str, Any], path: str) -> list[Fiel
     operations = rule.get("operations") or []
     if not operations:
         errors.append(required(child(path, "operations")))
-    if len(operations) > 1 and "*" in operations:
-        errors.append(
-            invalid(
-                child(path, "operations"),
-                operations,
-                "if '*' is present, must not specify other operations",
-            )
-        )
+    errors.extend(_star_alone(operations, child(path, "operations"), "operations"))
     for position, operation in enumerate(operations):
         if operation not in SUPPORTED_OPERATIONS:
             errors.append(

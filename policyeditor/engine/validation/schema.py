@@ -15,7 +15,9 @@ from typing import Any
 
 from policyeditor.engine import schemas
 from policyeditor.engine.errors import FieldError
-from policyeditor.engine.versions import DEFAULT_VERSION, GROUP
+from policyeditor.engine.jsonkinds import type_name
+from policyeditor.engine.objects import ADMISSION_GROUP
+from policyeditor.engine.versions import DEFAULT_VERSION
 
 _API_VERSIONS = ("v1", "v1beta1", "v1alpha1")
 
@@ -38,7 +40,7 @@ def kind_schema(kind: str, api_version: str, k8s_version: str) -> tuple[dict[str
     candidates += [(other, k8s_version) for other in _API_VERSIONS]
     candidates += [(other, DEFAULT_VERSION) for other in _API_VERSIONS]
     for candidate, k8s in candidates:
-        schema = schemas.schema_for(GROUP, candidate, kind, k8s)
+        schema = schemas.schema_for(ADMISSION_GROUP, candidate, kind, k8s)
         if schema:
             return schema, k8s
     return None
@@ -267,15 +269,6 @@ def _child(path: str, key: str) -> str:
 
 
 def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, int | float):
-        # Go names the number when it is the value that does not fit.
-        return f"number {value}" if isinstance(value, float) else "number"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "value"
+    if isinstance(value, float):
+        return f"number {value}"  # Go names the number when it is the value that does not fit
+    return type_name(value, "unmarshal")

@@ -10,17 +10,13 @@ from policyeditor.editor.services import create_draft
 from policyeditor.editor.starters import get_starter
 from policyeditor.review import testcases
 from policyeditor.review.models import SavedTestCase
+from tests.builders import deployment
+from tests.builders import replica_limit as policy
 from tests.editor.formhtml import form_data, postable
-from tests.review.conftest import policy
 
 pytestmark = pytest.mark.django_db
 
-DEPLOYMENT = {
-    "apiVersion": "apps/v1",
-    "kind": "Deployment",
-    "metadata": {"name": "web", "namespace": "default"},
-    "spec": {"replicas": 6},
-}
+DEPLOYMENT = deployment(replicas=6)
 DEPLOYMENT_YAML = (
     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
     "spec: {replicas: %d}\n"

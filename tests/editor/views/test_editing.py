@@ -43,16 +43,22 @@ def test_someone_elses_draft_is_404_on_every_endpoint(client, bob, replica_draft
     assert client.get(reverse("editor:draft_export", args=[pk])).status_code == 404
 
 
+def _validate_expression(client, draft, headers, expression: str):
+    """Live-validate the draft's form with its first validation expression set to `expression`."""
+    data = _form(client, draft)
+    field = _expression_field(data)
+    data[field] = expression
+    response = client.post(
+        reverse("editor:draft_validate", args=[draft.pk]), postable(data), headers=headers
+    )
+    return field, response
+
+
 def test_live_validation_answers_200_with_the_error_placed_at_the_field(
     alice_client, replica_draft, htmx_headers
 ):
-    data = _form(alice_client, replica_draft)
-    field = _expression_field(data)
-    data[field] = "object.spec.replicas <= params.maxReplicas)"
-    response = alice_client.post(
-        reverse("editor:draft_validate", args=[replica_draft.pk]),
-        postable(data),
-        headers=htmx_headers,
+    field, response = _validate_expression(
+        alice_client, replica_draft, htmx_headers, "object.spec.replicas <= params.maxReplicas)"
     )
     assert response.status_code == 200
     html = response.content.decode()
@@ -282,13 +288,8 @@ def test_a_read_only_viewer_sees_the_draft_but_cannot_save(client, bob_viewer, r
 def test_type_check_warnings_are_shown_at_the_field_without_blocking(
     alice_client, replica_draft, htmx_headers
 ):
-    data = _form(alice_client, replica_draft)
-    field = _expression_field(data)
-    data[field] = "object.spec.replicaz <= params.maxReplicas"
-    response = alice_client.post(
-        reverse("editor:draft_validate", args=[replica_draft.pk]),
-        postable(data),
-        headers=htmx_headers,
+    field, response = _validate_expression(
+        alice_client, replica_draft, htmx_headers, "object.spec.replicaz <= params.maxReplicas"
     )
     html = response.content.decode()
     assert f'data-for="{field}" data-level="warning"' in html

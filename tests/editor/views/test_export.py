@@ -10,7 +10,7 @@ from policyeditor.editor.models import Kind
 from policyeditor.editor.services import create_draft
 from policyeditor.editor.starters import blank_documents, starters
 from policyeditor.engine.manifests.loading import load_documents
-from policyeditor.engine.versions import family
+from policyeditor.engine.objects import family
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from django.urls import reverse
 from policyeditor.core import engine_gate
 from policyeditor.editor.services import create_draft
 from policyeditor.engine.isolation import IsolationError
+from tests.builders import replica_limit as policy
 from tests.editor.formhtml import form_data, postable
-from tests.review.conftest import policy
 
 pytestmark = pytest.mark.django_db
 

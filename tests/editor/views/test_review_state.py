@@ -10,8 +10,9 @@ from policyeditor.editor.services import create_draft, save_draft
 from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.review import workflow
 from policyeditor.review.models import Action, AuditEvent
-from policyeditor.teams.models import Membership, Role, Team
-from tests.review.conftest import policy
+from policyeditor.teams.models import Role
+from tests.builders import replica_limit as policy
+from tests.conftest import team_of
 
 pytestmark = pytest.mark.django_db
 
@@ -19,10 +20,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def team(alice, bob):
     """platform: alice author, bob reviewer."""
-    team = Team.objects.create(name="platform")
-    Membership.objects.create(team=team, user=alice, role=Role.AUTHOR)
-    Membership.objects.create(team=team, user=bob, role=Role.REVIEWER)
-    return team
+    return team_of("platform", [(alice, Role.AUTHOR), (bob, Role.REVIEWER)])
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from policyeditor.engine.admission.matching import match_resources
 from policyeditor.engine.admission.mutating.patch.applyconfig import ApplyError, apply_configuration
 from policyeditor.engine.admission.mutating.patch.jsonpatch import JSONPatchError, apply_patch
 from policyeditor.engine.admission.mutating.patch.typedobject import DecodeError, strict_decode
+from tests.builders import document
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=8)
@@ -119,12 +120,7 @@ def test_matching_malformed_criteria_answers(criteria):
     )
 )
 def test_evaluate_answers_malformed_policies(spec):
-    policy = {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": "p"},
-        "spec": spec,
-    }
+    policy = document("ValidatingAdmissionPolicy", "p", spec)
     result = evaluate([policy], AdmissionRequest.build(object=DEPLOYMENT))
     assert result.result in ("allow", "deny", "warn", "audit", "skip", "error")
     assert isinstance(result.to_dict(), dict)
@@ -137,12 +133,7 @@ def test_evaluate_answers_malformed_policies(spec):
     )
 )
 def test_evaluate_answers_malformed_mutating_policies(spec):
-    policy = {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "MutatingAdmissionPolicy",
-        "metadata": {"name": "m"},
-        "spec": spec,
-    }
+    policy = document("MutatingAdmissionPolicy", "m", spec)
     result = evaluate([policy], AdmissionRequest.build(object=DEPLOYMENT))
     assert result.result in ("allow", "deny", "warn", "audit", "skip", "error")
 

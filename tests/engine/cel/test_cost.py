@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 from policyeditor.engine import cel
+from tests.engine.cel.compiling import compile_stored
 
 
 def program(expr: str, **decl) -> cel.Program:
-    result = cel.compile_expression(
-        expr,
-        context=cel.Context.VALIDATION,
-        version="1.37",
-        declarations=cel.Declarations(**decl),
-        env_type=cel.EnvType.STORED_EXPRESSIONS,
-    )
+    result = compile_stored(expr, **decl)
     assert result.ok, result.errors
     return result.program
 

@@ -5,16 +5,11 @@ from __future__ import annotations
 import pytest
 
 from policyeditor.engine import cel
+from tests.engine.cel.compiling import compile_stored
 
 
 def compile_errors(expr: str, **decl) -> list[cel.CelIssue]:
-    result = cel.compile_expression(
-        expr,
-        context=cel.Context.VALIDATION,
-        version="1.37",
-        declarations=cel.Declarations(**decl),
-        env_type=cel.EnvType.STORED_EXPRESSIONS,
-    )
+    result = compile_stored(expr, **decl)
     return result.errors
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from policyeditor.engine.suites.model import CaseResult, SuiteError, TestCase
-from policyeditor.engine.suites.runner import Report, discover, run
+from policyeditor.engine.suites.plan import discover
+from policyeditor.engine.suites.runner import Report, run
 from tests.vectors import DATA, external_path
 
 SUITES = DATA / "suites"

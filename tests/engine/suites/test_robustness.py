@@ -9,15 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from policyeditor.engine.suites.runner import run
+from tests.builders import json_values
 
 _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=8))
-_VALUES = st.recursive(
-    _SCALARS,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=12,
-)
+_VALUES = json_values(_SCALARS)
 _KAPTEST_KEYS = st.sampled_from(
     [
         "validatingAdmissionPolicies",

@@ -15,6 +15,7 @@ from policyeditor.engine.validation.documents import (
     validate_documents,
     warnings_for,
 )
+from tests.builders import json_values
 from tests.engine.validation.fixtures import MAP, MAPB, VAP, VAPB
 from tests.engine.validation.fixtures import with_value as _with
 
@@ -183,12 +184,8 @@ def test_deprecated_api_versions_warn():
     assert not [w for w in warnings_for(VAP, version="1.37") if w.path == "apiVersion"]
 
 
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=12,
+_json = json_values(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5)
 )
 _keys = st.sampled_from(
     [

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 import yaml
@@ -15,6 +14,7 @@ from policyeditor.engine.admission.mutating.patch.jsonpatch import (
 )
 from policyeditor.engine.admission.mutating.patch.typedobject import DecodeError, strict_decode
 from policyeditor.engine.jsontypes import list_at, object_at
+from policyeditor.engine.manifests.diff import unified_text
 
 INTERNAL_PREFIX = "Internal error occurred: "
 _PATCH_FIELDS = ("op", "path", "from", "value")
@@ -24,13 +24,9 @@ def text_diff(before: Any, after: Any, *, label: str = "object") -> str:
     """A unified diff of two objects as YAML ("" when equal)."""
     if before == after:
         return ""
-    old = yaml.safe_dump(before, sort_keys=False, default_flow_style=False).splitlines(
-        keepends=True
-    )
-    new = yaml.safe_dump(after, sort_keys=False, default_flow_style=False).splitlines(keepends=True)
-    return "".join(
-        difflib.unified_diff(old, new, fromfile=f"{label} (before)", tofile=f"{label} (after)")
-    )
+    old = yaml.safe_dump(before, sort_keys=False, default_flow_style=False)
+    new = yaml.safe_dump(after, sort_keys=False, default_flow_style=False)
+    return unified_text(old, new, fromfile=f"{label} (before)", tofile=f"{label} (after)")
 
 
 def patch_ops(value: Any) -> list[dict[str, Any]]:

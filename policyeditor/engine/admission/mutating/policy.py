@@ -23,13 +23,11 @@ from policyeditor.engine.admission import cel_bindings
 from policyeditor.engine.admission.common import (
     EvalContext,
     as_list,
-    name_of,
     namespace_not_found,
     record_variables,
     run_match_conditions,
-    spec_of,
 )
-from policyeditor.engine.admission.matching import match_binding, match_policy
+from policyeditor.engine.admission.matching import MatchResult, match_binding, match_policy
 from policyeditor.engine.admission.mutating.mutation import (
     INTERNAL_PREFIX,
     apply_mutation,
@@ -41,6 +39,7 @@ from policyeditor.engine.admission.params import collect_params, param_label
 from policyeditor.engine.admission.request import AdmissionRequest
 from policyeditor.engine.admission.result import PolicyOutcome, Step
 from policyeditor.engine.defaulting import default_object
+from policyeditor.engine.objects import name_of, spec_of
 
 KIND = "MutatingAdmissionPolicy"
 
@@ -60,6 +59,30 @@ class Invocation:
     def reinvocation(self) -> str:
         """The policy's reinvocationPolicy (Never unless IfNeeded)."""
         return str(spec_of(self.policy).get("reinvocationPolicy") or "Never")
+
+
+def _miss(
+    match: MatchResult, policy: dict[str, Any], binding: dict[str, Any] | None
+) -> PolicyOutcome | None:
+    """The record of a policy (binding None) or binding that errs or does not match, else None."""
+    if match.error:
+        return _config_error(policy, binding, match.error, binding is not None)
+    if not match.matched:
+        return _outcome(policy, binding, match.reason)
+    return None
+
+
+def _outcome(
+    policy: dict[str, Any], binding: dict[str, Any] | None, reason: str, **fields: Any
+) -> PolicyOutcome:
+    """The outcome of a (policy, binding) pair that stopped before evaluation, and why."""
+    return PolicyOutcome(
+        kind=KIND,
+        policy=name_of(policy),
+        binding=name_of(binding) if binding else None,
+        reason=reason,
+        **fields,
+    )
 
 
 def deny_text(policy: str, binding: str | None, message: str) -> str:
@@ -268,31 +291,18 @@ def collect_invocations(
         request = ctx.request
         if ctx.check_match:
             matched = match_policy(policy, ctx.request, ctx.namespaces, k8s_version=ctx.version)
-            if matched.error:
-                records.append(_config_error(policy, None, matched.error, False))
-                continue
-            if not matched.matched:
-                records.append(
-                    PolicyOutcome(kind=KIND, policy=name_of(policy), reason=matched.reason)
-                )
+            miss = _miss(matched, policy, None)
+            if miss is not None:
+                records.append(miss)
                 continue
             if matched.equivalent and matched.kind and matched.resource:
                 request = ctx.request.with_match(matched.kind, matched.resource)
         for binding in bindings or [None]:
             if ctx.check_match and binding is not None:
                 bound = match_binding(binding, ctx.request, ctx.namespaces, k8s_version=ctx.version)
-                if bound.error:
-                    records.append(_config_error(policy, binding, bound.error, True))
-                    continue
-                if not bound.matched:
-                    records.append(
-                        PolicyOutcome(
-                            kind=KIND,
-                            policy=name_of(policy),
-                            binding=name_of(binding),
-                            reason=bound.reason,
-                        )
-                    )
+                miss = _miss(bound, policy, binding)
+                if miss is not None:
+                    records.append(miss)
                     continue
             selection = collect_params(
                 policy, binding, request, ctx.resources, inline=ctx.params, k8s_version=ctx.version
@@ -302,14 +312,7 @@ def collect_invocations(
                 continue
             if not selection.params:
                 records.append(
-                    PolicyOutcome(
-                        kind=KIND,
-                        policy=name_of(policy),
-                        binding=name_of(binding) if binding else None,
-                        matched=True,
-                        result="skip",
-                        reason=selection.note,
-                    )
+                    _outcome(policy, binding, selection.note, matched=True, result="skip")
                 )
                 continue
             for param in selection.params:

@@ -13,12 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from policyeditor.engine.admission import cel_bindings
-from policyeditor.engine.admission.common import (
-    PlanCache,
-    as_list,
-    compile_match_conditions,
-    spec_of,
-)
+from policyeditor.engine.admission.common import PlanCache, as_list, compile_match_conditions
+from policyeditor.engine.objects import spec_of
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,9 @@ from policyeditor.engine.admission import cel_bindings
 from policyeditor.engine.admission.common import (
     EvalContext,
     as_list,
-    name_of,
     namespace_not_found,
     record_variables,
     run_match_conditions,
-    spec_of,
 )
 from policyeditor.engine.admission.matching import match_binding, match_policy
 from policyeditor.engine.admission.params import collect_params, param_label
@@ -38,6 +36,8 @@ from policyeditor.engine.admission.validating.actions import (
     truncate,
 )
 from policyeditor.engine.admission.validating.plan import ValidationPlan, make_plan, plan_for
+from policyeditor.engine.cel.runtime.functions import cel_type_name
+from policyeditor.engine.objects import name_of, spec_of
 
 # Part of this module's interface (admission/evaluation.py and the CLI read them from here).
 __all__ = [
@@ -53,23 +53,6 @@ __all__ = [
 
 MAX_MESSAGE_BYTES = 5 * 1024
 MAX_AUDIT_VALUE_BYTES = 10 * 1024
-
-
-def _cel_type(value: Any) -> str:
-    """The CEL type name of a plain evaluation result (as cel-go prints it)."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, bytes):
-        return "bytes"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "map"
-    return type(value).__name__
 
 
 def _action_for(failure_policy: str) -> str:
@@ -90,7 +73,7 @@ def _pick_message(validation: dict[str, Any], message_value: Any, message_ok: bo
 
 def validate(
     policy: dict[str, Any],
-    bindings: cel_bindings.Bindings,
+    bindings: cel_bindings.Activation,
     version: str,
     outcome: PolicyOutcome,
     plan: ValidationPlan | None = None,
@@ -210,7 +193,7 @@ def validate(
         else:
             unsupported = (
                 f"valueExpression '{expression}' resulted in unsupported return type: "
-                f"{_cel_type(value)}. Return type must be either string or null."
+                f"{cel_type_name(value)}. Return type must be either string or null."
             )
             step.status, step.error = "error", unsupported
             audits.append((key, "error", unsupported))

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from cel_expr_python import cel
-from google.protobuf import duration_pb2, timestamp_pb2
 
 from policyeditor.engine.cel.library import cost
 from policyeditor.engine.cel.library.errors import guarded
 from policyeditor.engine.cel.runtime.state import CURRENT
+from policyeditor.engine.cel.runtime.wellknown import protobuf_time
 
 # Rules of cel-expr-python 0.1.3 that shape these declarations (found by experiment):
 # - At runtime overloads are dispatched on value *kinds* (list, map, string, message, ...), not on
@@ -45,22 +44,22 @@ class Spec:
     extension: bool = False
 
 
-def _to_cel(value: Any) -> Any:
-    # a dyn-typed result is not converted by cel-expr-python: durations and timestamps must be
-    # handed back as their protobuf well-known types
-    if isinstance(value, datetime.timedelta):
-        duration = duration_pb2.Duration()
-        duration.FromTimedelta(value)
-        return duration
-    if isinstance(value, datetime.datetime):
-        timestamp = timestamp_pb2.Timestamp()
-        timestamp.FromDatetime(value)
-        return timestamp
-    return value
+def comparison_specs(prefix: str, type_name: str, compare: Callable[..., int]) -> list[Spec]:
+    """isGreaterThan, isLessThan and compareTo of a type ordered by `compare` (-1, 0 or 1)."""
+    pair = (type_name, type_name)
+    return [
+        Spec("isGreaterThan", f"{prefix}_is_greater_than", pair, "bool", True, _is(compare, 1)),
+        Spec("isLessThan", f"{prefix}_is_less_than", pair, "bool", True, _is(compare, -1)),
+        Spec("compareTo", f"{prefix}_compare_to", pair, "int", True, compare),
+    ]
+
+
+def _is(compare: Callable[..., int], wanted: int) -> Callable[..., bool]:
+    return lambda a, b: compare(a, b) == wanted
 
 
 def _dyn_result(function: Callable[..., Any]) -> Callable[..., Any]:
-    return lambda *args: _to_cel(function(*args))
+    return lambda *args: protobuf_time(function(*args))
 
 
 def _type(signature: str) -> cel.Type:

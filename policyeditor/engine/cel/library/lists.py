@@ -57,22 +57,21 @@ def _add(left: Any, right: Any) -> Any:
 
 def list_min(items: list[Any]) -> Any:
     """The smallest element; error `min called on empty list`."""
-    if not items:
-        raise LibraryError("min called on empty list")
-    best = items[0]
-    for item in items[1:]:
-        if cel_less(item, best):
-            best = item
-    return best
+    return _extreme(items, "min", cel_less)
 
 
 def list_max(items: list[Any]) -> Any:
     """The largest element; error `max called on empty list`."""
+    return _extreme(items, "max", lambda a, b: cel_less(b, a))
+
+
+def _extreme(items: list[Any], name: str, before: Any) -> Any:
+    # The first element that no later one comes `before`, as the Kubernetes lists library scans.
     if not items:
-        raise LibraryError("max called on empty list")
+        raise LibraryError(f"{name} called on empty list")
     best = items[0]
     for item in items[1:]:
-        if cel_less(best, item):
+        if before(item, best):
             best = item
     return best
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from policyeditor.engine.cel.library import quantity as q
-from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.library.decls import Spec, comparison_specs
 from policyeditor.engine.cel.library.types import QUANTITY, QuantityFields, QuantityMessage
 
 
@@ -47,23 +47,7 @@ def specs(version: int) -> list[Spec]:
         Spec("quantity", "string_to_quantity", ("string",), Q, False, _parse),
         Spec("isQuantity", "is_quantity_string", ("string",), "bool", False, q.is_quantity),
         Spec("sign", "quantity_sign", (Q,), "int", False, lambda m: quantity_of(m).sign()),
-        Spec(
-            "isGreaterThan",
-            "quantity_is_greater_than",
-            (Q, Q),
-            "bool",
-            True,
-            lambda a, b: _compare(a, b) == 1,
-        ),
-        Spec(
-            "isLessThan",
-            "quantity_is_less_than",
-            (Q, Q),
-            "bool",
-            True,
-            lambda a, b: _compare(a, b) == -1,
-        ),
-        Spec("compareTo", "quantity_compare_to", (Q, Q), "int", True, _compare),
+        *comparison_specs("quantity", Q, _compare),
         Spec("add", "quantity_add", (Q, Q), Q, True, _add),
         Spec("add", "quantity_add_int", (Q, "int"), Q, True, _add),
         Spec("sub", "quantity_sub", (Q, Q), Q, True, _sub),

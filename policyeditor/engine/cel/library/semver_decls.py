@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from policyeditor.engine.cel.library import semver
-from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.library.decls import Spec, comparison_specs
 from policyeditor.engine.cel.library.types import SEMVER, SemverFields, SemverMessage
 
 
@@ -35,23 +35,7 @@ def specs(version: int) -> list[Spec]:
     out = [
         Spec("semver", "string_to_semver", ("string",), S, False, _semver),
         Spec("isSemver", "is_semver_string", ("string",), "bool", False, semver.is_semver),
-        Spec(
-            "isGreaterThan",
-            "semver_is_greater_than",
-            (S, S),
-            "bool",
-            True,
-            lambda a, b: _compare(a, b) == 1,
-        ),
-        Spec(
-            "isLessThan",
-            "semver_is_less_than",
-            (S, S),
-            "bool",
-            True,
-            lambda a, b: _compare(a, b) == -1,
-        ),
-        Spec("compareTo", "semver_compare_to", (S, S), "int", True, _compare),
+        *comparison_specs("semver", S, _compare),
         Spec("major", "semver_major", (S,), "int", True, lambda m: m.major),
         Spec("minor", "semver_minor", (S,), "int", True, lambda m: m.minor),
         Spec("patch", "semver_patch", (S,), "int", True, lambda m: m.patch),

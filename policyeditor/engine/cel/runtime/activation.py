@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -38,6 +39,18 @@ class Activation:
     # of the activations given the same dict (an evaluation's passes over one request): the
     # engine converts each value once, on first read, and keeps the conversion.
     engine_cache: EngineCache = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any], authorizer: Any = None) -> Activation:
+        """The activation of a mapping named as CEL names the values (object, oldObject...)."""
+        return cls(
+            object=values.get("object"),
+            old_object=values.get("oldObject"),
+            request=values.get("request"),
+            params=values.get("params"),
+            namespace_object=values.get("namespaceObject"),
+            authorizer=authorizer,
+        )
 
     def data(
         self, names: frozenset[str], authorizer_value: Any = None, request_resource: Any = None
@@ -113,5 +126,6 @@ class Activation:
         return built
 
 
+# The activation's fields and the names CEL expressions know them by.
 # Every name Activation.data can bind: the engine converts values lazily, so unread ones are free.
 ALL_NAMES = frozenset(("object", "oldObject", "request__map", "namespaceObject__map", "params"))

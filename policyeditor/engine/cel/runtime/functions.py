@@ -11,6 +11,7 @@ from typing import Any
 import cel_expr_python.cel as cel
 
 from policyeditor.engine.cel.runtime.state import CURRENT, CostExceeded, current
+from policyeditor.engine.jsonkinds import type_name
 
 # Hidden key that carries an `Object.x.y{...}` construction's type name through CEL until the
 # enclosing construction checks it against the field path (kubernetes/kubernetes
@@ -85,20 +86,9 @@ def _object(name: str, fields: dict[str, Any]) -> dict[str, Any]:
     return checked
 
 
-def _cel_type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, dict):
-        return "map"
-    if isinstance(value, list):
-        return "list"
-    if value is None:
-        return "null_type"
-    return type(value).__name__
+def cel_type_name(value: Any) -> str:
+    """The CEL type name of a plain value, as cel-go prints it in errors."""
+    return type_name(value, "cel")
 
 
 def _jsonpatch(fields: dict[str, Any]) -> dict[str, Any]:
@@ -107,7 +97,7 @@ def _jsonpatch(fields: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(f"unexpected JSONPatchType field: {key}")
         if key != "value" and not isinstance(value, str):
             raise ValueError(
-                f"unexpected type {_cel_type_name(value)} for JSONPatchType '{key}' field"
+                f"unexpected type {cel_type_name(value)} for JSONPatchType '{key}' field"
             )
     return {key: strip_markers(value) for key, value in fields.items()}
 
@@ -233,36 +223,15 @@ def helper_extension() -> cel.CelExtension:
 def helper_declarations() -> list[cel.FunctionDecl]:
     """Declarations of the helper functions, with their implementations."""
     dyn = cel.Type.DYN
-    string_map = cel.Type.Map(cel.Type.STRING, dyn)
+    string = cel.Type.STRING
+    boolean = cel.Type.BOOL
+    string_map = cel.Type.Map(string, dyn)
     any_map = cel.Type.Map(dyn, dyn)
     return [
-        cel.FunctionDecl(
-            VARIABLE_FN,
-            [cel.Overload(f"{VARIABLE_FN}_string", dyn, [cel.Type.STRING], impl=_variable)],
-        ),
-        cel.FunctionDecl(
-            VARIABLE_READY_FN,
-            [
-                cel.Overload(
-                    f"{VARIABLE_READY_FN}_string",
-                    cel.Type.BOOL,
-                    [cel.Type.STRING],
-                    impl=_variable_ready,
-                )
-            ],
-        ),
-        cel.FunctionDecl(
-            OBJECT_FN,
-            [
-                cel.Overload(
-                    f"{OBJECT_FN}_string_map", dyn, [cel.Type.STRING, string_map], impl=_object
-                )
-            ],
-        ),
-        cel.FunctionDecl(
-            JSONPATCH_RUNTIME_FN,
-            [cel.Overload(f"{JSONPATCH_RUNTIME_FN}_map", dyn, [string_map], impl=_jsonpatch)],
-        ),
+        _single(VARIABLE_FN, "string", dyn, [string], _variable),
+        _single(VARIABLE_READY_FN, "string", boolean, [string], _variable_ready),
+        _single(OBJECT_FN, "string_map", dyn, [string, string_map], _object),
+        _single(JSONPATCH_RUNTIME_FN, "map", dyn, [string_map], _jsonpatch),
         cel.FunctionDecl(
             MAP_INSERT_FN,
             [
@@ -274,53 +243,23 @@ def helper_declarations() -> list[cel.FunctionDecl]:
                 ),
             ],
         ),
-        cel.FunctionDecl(
+        _single(
             FORMAT_FN,
-            [
-                cel.Overload(
-                    f"{FORMAT_FN}_string_list_int",
-                    cel.Type.STRING,
-                    [cel.Type.STRING, cel.Type.List(dyn), cel.Type.INT],
-                    impl=_format,
-                )
-            ],
+            "string_list_int",
+            string,
+            [string, cel.Type.List(dyn), cel.Type.INT],
+            _format,
         ),
-        cel.FunctionDecl(
-            GO_ZERO_TIME_FN,
-            [
-                cel.Overload(
-                    f"{GO_ZERO_TIME_FN}_timestamp",
-                    cel.Type.TIMESTAMP,
-                    [cel.Type.TIMESTAMP],
-                    impl=_go_zero_time,
-                )
-            ],
+        _single(
+            GO_ZERO_TIME_FN, "timestamp", cel.Type.TIMESTAMP, [cel.Type.TIMESTAMP], _go_zero_time
         ),
-        cel.FunctionDecl(
-            ADD_COST_FN,
-            [cel.Overload(f"{ADD_COST_FN}_int", cel.Type.BOOL, [cel.Type.INT], impl=_add_cost)],
-        ),
-        cel.FunctionDecl(
-            SIZED_COST_FN,
-            [
-                cel.Overload(
-                    f"{SIZED_COST_FN}_int_int",
-                    cel.Type.BOOL,
-                    [cel.Type.INT, cel.Type.INT],
-                    impl=_sized_cost,
-                )
-            ],
-        ),
-        cel.FunctionDecl(
-            TRAVERSAL_COST_FN,
-            [cel.Overload(f"{TRAVERSAL_COST_FN}_dyn", cel.Type.BOOL, [dyn], impl=_traversal_cost)],
-        ),
-        cel.FunctionDecl(
-            COST_FN,
-            [
-                cel.Overload(
-                    f"{COST_FN}_int_bool", cel.Type.BOOL, [cel.Type.INT, cel.Type.BOOL], impl=_cost
-                )
-            ],
-        ),
+        _single(ADD_COST_FN, "int", boolean, [cel.Type.INT], _add_cost),
+        _single(SIZED_COST_FN, "int_int", boolean, [cel.Type.INT, cel.Type.INT], _sized_cost),
+        _single(TRAVERSAL_COST_FN, "dyn", boolean, [dyn], _traversal_cost),
+        _single(COST_FN, "int_bool", boolean, [cel.Type.INT, boolean], _cost),
     ]
+
+
+def _single(name: str, suffix: str, result: Any, params: list[Any], impl: Any) -> cel.FunctionDecl:
+    """A function with one overload, `<name>_<suffix>`."""
+    return cel.FunctionDecl(name, [cel.Overload(f"{name}_{suffix}", result, params, impl=impl)])

@@ -335,19 +335,6 @@ def _instrument_loops(out: Any, next_id: int) -> tuple[int, bool]:
         if cost.literal_size(comp.iter_range) is not None:
             continue  # counted statically (cost.fixed_cost)
         per_iteration = cost.iteration_cost(comp)
-        condition = ast_pb.Expr()
-        condition.CopyFrom(comp.loop_condition)
-        wrapper = comp.loop_condition
-        wrapper.Clear()
-        wrapper.id = next_id
-        wrapper.call_expr.function = COST_FN
-        amount = wrapper.call_expr.args.add()
-        amount.id = next_id + 1
-        amount.const_expr.int64_value = per_iteration
-        wrapper.call_expr.args.add().CopyFrom(condition)
-        out.type_map[next_id].primitive = 1  # BOOL
-        out.type_map[next_id + 1].primitive = 2  # INT64
-        out.reference_map[next_id].overload_id.append(f"{COST_FN}_int_bool")
-        next_id += 2
+        next_id = _charge_wrap(out, comp.loop_condition, per_iteration, next_id)
         instrumented = True
     return next_id, instrumented

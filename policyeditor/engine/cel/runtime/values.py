@@ -11,6 +11,7 @@ from google.protobuf import duration_pb2, text_format, timestamp_pb2
 from google.protobuf.message import Message
 
 from policyeditor.engine.cel.runtime.functions import TYPE_KEY
+from policyeditor.engine.cel.runtime.wellknown import protobuf_time
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -125,16 +126,8 @@ def _engine_walk(value: Any) -> Any:
         return {k: _engine_walk(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_engine_walk(v) for v in value]
-    if isinstance(value, datetime.timedelta):
-        # Functions cannot return datetime values; the protobuf well-known types read the same.
-        duration = duration_pb2.Duration()
-        duration.FromTimedelta(value)
-        return duration
-    if isinstance(value, datetime.datetime):
-        stamp = timestamp_pb2.Timestamp()
-        stamp.FromDatetime(value)
-        return stamp
-    return value
+    # Functions cannot return datetime values; the protobuf well-known types read the same.
+    return protobuf_time(value)
 
 
 def sanitize_input(value: Any) -> Any:

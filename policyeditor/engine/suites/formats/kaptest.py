@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from policyeditor.engine.jsontypes import object_at
+from policyeditor.engine.objects import name_of, namespace_of
 from policyeditor.engine.suites.files import (
     display,
     load_documents,
-    name_of,
-    namespace_of,
     split_documents,
 )
 from policyeditor.engine.suites.model import (

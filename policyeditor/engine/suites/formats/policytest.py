@@ -13,12 +13,11 @@ from typing import Any
 
 from policyeditor.engine import versions
 from policyeditor.engine.admission.authorizer import parse_entries
+from policyeditor.engine.objects import BINDING_KINDS, name_of
 from policyeditor.engine.suites.files import (
-    BINDING_KINDS,
     display,
     load_documents,
     load_object,
-    name_of,
     policy_names,
     split_documents,
 )

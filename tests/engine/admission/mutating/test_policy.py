@@ -3,17 +3,9 @@
 from __future__ import annotations
 
 from policyeditor.engine.admission.evaluation import AdmissionRequest, evaluate
+from tests.builders import document, rules
 
-RULES = {
-    "resourceRules": [
-        {
-            "apiGroups": [""],
-            "apiVersions": ["v1"],
-            "operations": ["CREATE", "UPDATE"],
-            "resources": ["configmaps"],
-        }
-    ]
-}
+RULES = rules("configmaps", group="")
 
 
 def json_patch(expression):
@@ -31,23 +23,13 @@ def map_policy(name="mutate", mutations=(), reinvocation="Never", **spec):
         "reinvocationPolicy": reinvocation,
     }
     body.update(spec)
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "MutatingAdmissionPolicy",
-        "metadata": {"name": name},
-        "spec": body,
-    }
+    return document("MutatingAdmissionPolicy", name, body)
 
 
 def map_binding(name, policy, **spec):
     body = {"policyName": policy}
     body.update(spec)
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "MutatingAdmissionPolicyBinding",
-        "metadata": {"name": name},
-        "spec": body,
-    }
+    return document("MutatingAdmissionPolicyBinding", name, body)
 
 
 def configmap(name="cm", annotations=None, labels=None, data=None):
@@ -294,11 +276,10 @@ def test_object_type_names_must_follow_the_field_path():
     )
 
 
-WIDGET_CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.example.com"},
-    "spec": {
+WIDGET_CRD = document(
+    "CustomResourceDefinition",
+    "widgets.example.com",
+    {
         "group": "example.com",
         "names": {"kind": "Widget", "plural": "widgets"},
         "scope": "Namespaced",
@@ -335,7 +316,8 @@ WIDGET_CRD = {
             }
         ],
     },
-}
+    api_version="apiextensions.k8s.io/v1",
+)
 WIDGET_RULES = {
     "resourceRules": [
         {

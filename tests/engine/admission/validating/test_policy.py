@@ -7,51 +7,13 @@ import json
 import pytest
 
 from policyeditor.engine.admission.evaluation import AdmissionRequest, evaluate
-
-RULES = {
-    "resourceRules": [
-        {
-            "apiGroups": ["apps"],
-            "apiVersions": ["v1"],
-            "operations": ["CREATE", "UPDATE"],
-            "resources": ["deployments"],
-        }
-    ]
-}
-
-
-def vap(name="limit", **spec):
-    body = {"matchConstraints": RULES}
-    body.update(spec)
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": name},
-        "spec": body,
-    }
-
-
-def binding(name="limit-binding", policy="limit", actions=("Deny",), **spec):
-    body = {"policyName": policy, "validationActions": list(actions)}
-    body.update(spec)
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": {"name": name},
-        "spec": body,
-    }
+from tests import builders
+from tests.builders import vap
+from tests.builders import vap_binding as binding
 
 
 def deployment(replicas=3, name="web", namespace="prod", labels=None):
-    meta = {"name": name, "namespace": namespace}
-    if labels:
-        meta["labels"] = labels
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": meta,
-        "spec": {"replicas": replicas},
-    }
+    return builders.deployment(name, namespace, replicas, labels or None)
 
 
 def configmap(name, namespace="prod", labels=None, **data):

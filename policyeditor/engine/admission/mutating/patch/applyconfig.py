@@ -15,6 +15,7 @@ from typing import Any
 
 from policyeditor.engine import schemas
 from policyeditor.engine.admission.mutating.patch.quantities import QuantityError, canonicalize
+from policyeditor.engine.jsonkinds import type_name
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 _ABSENT = object()
@@ -107,7 +108,7 @@ def _type_error(path: str, schema: dict[str, Any], value: Any) -> str | None:
         # SMD has one numeric scalar type: ints and floats both fit integer fields.
         if isinstance(value, int | float) and not isinstance(value, bool):
             return None
-        return f"{where}: expected numeric (int or float), got {_go_type_name(value)}"
+        return f"{where}: expected numeric (int or float), got {type_name(value, 'go')}"
     if scalar == "string":
         if isinstance(value, str):
             return None
@@ -119,37 +120,6 @@ def _type_error(path: str, schema: dict[str, Any], value: Any) -> str | None:
     if isinstance(value, dict | list):
         return f"{where}: expected any scalar, got &{{{_go_plain(value)}}}"
     return None
-
-
-def _go_type_name(value: Any) -> str:
-    """Go's %T of a decoded JSON value."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "[]interface {}"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    return "<nil>"
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "map"
-    if isinstance(value, list):
-        return "list"
-    return type(value).__name__
 
 
 def _preserves_unknown(schema: dict[str, Any]) -> bool:
@@ -227,7 +197,7 @@ def _list_key(
     keys = schemas.list_map_keys(schema)
     if not isinstance(item, dict):
         raise ApplyError(
-            f"{path}: associative list with keys may only contain maps, got {_json_type(item)}"
+            f"{path}: associative list with keys may only contain maps, got {type_name(item, 'apply')}"
         )
     parts: list[tuple[str, str]] = []
     for key in keys:
@@ -354,7 +324,7 @@ def apply_configuration(
     # the patch is merged as schemaless (maps merged, lists replaced).
     if not isinstance(patch, dict):
         raise ApplyError(
-            f"error applying patch: apply configuration must be an object, got {_json_type(patch)}"
+            f"error applying patch: apply configuration must be an object, got {type_name(patch, 'apply')}"
         )
     if not isinstance(live, dict):
         raise ApplyError("error applying patch: the object to mutate is not an object")

@@ -149,17 +149,21 @@ def _wrap(message: str, exc: Exception) -> JSONPatchError:
     return JSONPatchError(f"{message}: {exc}")
 
 
+def _found(doc: Any, path: str, missing: str) -> tuple[_Container, str]:
+    """The container and key of `path`; JSONPatchError `missing` when the path is not there."""
+    con, key = _find(doc, path)
+    if con is None:
+        raise JSONPatchError(f"{missing}: {_MISSING_VALUE}")
+    return con, key
+
+
 def _apply_one(doc: Any, op: dict[str, Any]) -> Any:
     kind = op.get("op")
     kind = kind if isinstance(kind, str) else "unknown"
     value = copy.deepcopy(op.get("value"))
     if kind == "add":
         path = _string_field(op, "path", "add")
-        con, key = _find(doc, path)
-        if con is None:
-            raise JSONPatchError(
-                f'add operation does not apply: doc is missing path: "{path}": {_MISSING_VALUE}'
-            )
+        con, key = _found(doc, path, f'add operation does not apply: doc is missing path: "{path}"')
         try:
             con.add(key, value)
         except (JSONPatchError, ValueError) as exc:
@@ -167,11 +171,9 @@ def _apply_one(doc: Any, op: dict[str, Any]) -> Any:
         return doc
     if kind == "remove":
         path = _string_field(op, "path", "remove")
-        con, key = _find(doc, path)
-        if con is None:
-            raise JSONPatchError(
-                f'remove operation does not apply: doc is missing path: "{path}": {_MISSING_VALUE}'
-            )
+        con, key = _found(
+            doc, path, f'remove operation does not apply: doc is missing path: "{path}"'
+        )
         try:
             con.remove(key)
         except (JSONPatchError, ValueError) as exc:
@@ -183,11 +185,9 @@ def _apply_one(doc: Any, op: dict[str, Any]) -> Any:
             if not isinstance(value, dict | list):
                 raise JSONPatchError("replace operation value must be object or array")
             return value
-        con, key = _find(doc, path)
-        if con is None:
-            raise JSONPatchError(
-                f"replace operation does not apply: doc is missing path: {path}: {_MISSING_VALUE}"
-            )
+        con, key = _found(
+            doc, path, f"replace operation does not apply: doc is missing path: {path}"
+        )
         try:
             con.get(key)
         except (JSONPatchError, ValueError):
@@ -202,12 +202,9 @@ def _apply_one(doc: Any, op: dict[str, Any]) -> Any:
         return doc
     if kind in ("move", "copy"):
         source = _string_field(op, "from", kind)
-        con, key = _find(doc, source)
-        if con is None:
-            raise JSONPatchError(
-                f"{kind} operation does not apply: doc is missing from path: {source}: "
-                f"{_MISSING_VALUE}"
-            )
+        con, key = _found(
+            doc, source, f"{kind} operation does not apply: doc is missing from path: {source}"
+        )
         try:
             moved = con.get(key)
         except (JSONPatchError, ValueError) as exc:
@@ -225,12 +222,9 @@ def _apply_one(doc: Any, op: dict[str, Any]) -> Any:
         else:
             moved = copy.deepcopy(moved)
         path = _string_field(op, "path", kind)
-        con, key = _find(doc, path)
-        if con is None:
-            raise JSONPatchError(
-                f"{kind} operation does not apply: doc is missing destination path: {path}: "
-                f"{_MISSING_VALUE}"
-            )
+        con, key = _found(
+            doc, path, f"{kind} operation does not apply: doc is missing destination path: {path}"
+        )
         try:
             con.add(key, moved)
         except (JSONPatchError, ValueError) as exc:
@@ -247,11 +241,7 @@ def _apply_one(doc: Any, op: dict[str, Any]) -> Any:
             if _json_equal(doc, value):
                 return doc
             raise PatchTestFailed(f"testing value {path} failed: test failed")
-        con, key = _find(doc, path)
-        if con is None:
-            raise JSONPatchError(
-                f"test operation does not apply: is missing path: {path}: {_MISSING_VALUE}"
-            )
+        con, key = _found(doc, path, f"test operation does not apply: is missing path: {path}")
         try:
             current = con.get(key)
         except (JSONPatchError, ValueError) as exc:

@@ -12,6 +12,7 @@ from typing import Any
 
 from policyeditor.engine import schemas
 from policyeditor.engine.admission.mutating.patch.quantities import QuantityError, canonicalize
+from policyeditor.engine.jsonkinds import type_name
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 _INDEX = re.compile(r"\[\d+\]")
@@ -20,20 +21,6 @@ _GO_TYPES = {"integer": "int64", "number": "float64", "string": "string", "boole
 
 class DecodeError(Exception):
     """The patched JSON does not decode into the typed object; str() is the Kubernetes text."""
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "value"
 
 
 def _fits(value: Any, schema: dict[str, Any]) -> bool:
@@ -103,7 +90,7 @@ def _decode(
         # (field names only; the strict unknown-field paths below keep the list indices).
         field = _INDEX.sub("", path) or "."
         raise DecodeError(
-            f"json: cannot unmarshal {_json_kind(value)} into Go struct field "
+            f"json: cannot unmarshal {type_name(value, 'unmarshal')} into Go struct field "
             f"{struct}.{field} of type {_go_type(schema, raw)}"
         )
     if isinstance(value, dict) and schemas.is_object_schema(schema):
@@ -146,7 +133,9 @@ def strict_decode(obj: Any, *, k8s_version: str = DEFAULT_VERSION) -> Any:
     # Returns the object as the typed round trip leaves it (null fields dropped). Objects of kinds
     # the schemas do not know are returned unchanged.
     if not isinstance(obj, dict):
-        raise DecodeError(f"json: cannot unmarshal {_json_kind(obj)} into Go value of type object")
+        raise DecodeError(
+            f"json: cannot unmarshal {type_name(obj, 'unmarshal')} into Go value of type object"
+        )
     group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
     schema = schemas.schema_for(group, version, str(obj.get("kind") or ""), k8s_version)
     if schema is None:
