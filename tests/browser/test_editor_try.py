@@ -65,7 +65,9 @@ def test_an_imported_map_is_tried_and_shows_the_diff(alice_page):
         "spec:\n  containers:\n  - {name: app, image: docker.io/library/nginx:1.27}\n"
     )
     diff = page.locator("pre.diff")
-    expect(diff).to_contain_text("docker.io/library/nginx:1.27")  # the result for what was typed
+    # The result for what was typed, defaulted as the API server stores it (a tagged image is
+    # pulled IfNotPresent).
+    expect(diff).to_contain_text("imagePullPolicy: IfNotPresent")
     expect(diff.locator(".diff-add", has_text="log-shipper")).to_have_count(1)
     expect(diff.locator(".diff-del")).to_have_count(0)
     expect(page.locator("#try-result .decision-head")).to_contain_text("allowed")

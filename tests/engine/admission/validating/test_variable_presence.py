@@ -68,8 +68,8 @@ def pod(pod_context=None, container_context=None):
     }
 
 
-def run(obj):
-    return evaluate([NON_ROOT], AdmissionRequest.build(object=obj))
+def run(obj, *, defaulting=True):
+    return evaluate([NON_ROOT], AdmissionRequest.build(object=obj), defaulting=defaulting)
 
 
 def test_the_policy_using_presence_tests_of_variables_is_valid():
@@ -95,7 +95,9 @@ def test_the_container_setting_wins_over_the_pod_fallback():
 
 
 def test_testing_a_variable_that_fails_to_evaluate_is_its_error():
-    result = run(pod())  # no pod-level securityContext: variables.psc is `no such key`
+    # A Pod is stored with `securityContext: {}` (SetDefaults_PodSpec), so only an undefaulted
+    # object lacks it: then variables.psc is `no such key`.
+    result = run(pod(), defaulting=False)
     assert not result.allowed
     assert 'composited variable "psc" fails to evaluate: no such key: securityContext' in (
         result.message
