@@ -38,7 +38,17 @@ def _spend(budget: list[int], work: int) -> None:
         raise DiffTooLarge("the diff needs more work than the limit allows")
 
 
-def _match(a, alo, ahi, b, blo, bhi, out, budget, depth) -> None:
+def _match(
+    a: list[str],
+    alo: int,
+    ahi: int,
+    b: list[str],
+    blo: int,
+    bhi: int,
+    out: list[tuple[int, int]],
+    budget: list[int],
+    depth: int,
+) -> None:
     """Append the matched (i, j) line pairs of a[alo:ahi] and b[blo:bhi] to `out`, in order."""
     while alo < ahi and blo < bhi and a[alo] == b[blo]:
         out.append((alo, blo))
@@ -66,7 +76,9 @@ def _match(a, alo, ahi, b, blo, bhi, out, budget, depth) -> None:
     out.extend(reversed(tail))
 
 
-def _anchors(a, alo, ahi, b, blo, bhi) -> list[tuple[int, int]]:
+def _anchors(
+    a: list[str], alo: int, ahi: int, b: list[str], blo: int, bhi: int
+) -> list[tuple[int, int]]:
     """Lines occurring once in each range, as (i, j) pairs forming the longest run in order."""
     counts: dict[str, list[int]] = {}
     for i in range(alo, ahi):
