@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from policyeditor.engine.suites import discover
 from policyeditor.engine.suites.files import display
 from policyeditor.engine.suites.formats.foreign import foreign_format
 from policyeditor.engine.suites.formats.kaptest import looks_like_kaptest
-from policyeditor.engine.suites.runner import discover
 
 KYVERNO_TEST = """\
 apiVersion: cli.kyverno.io/v1alpha1
