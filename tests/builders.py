@@ -84,3 +84,13 @@ def json_values(scalars: Any) -> Any:
         ),
         max_leaves=12,
     )
+
+
+def nested(depth: int, key: str = "x") -> dict:
+    """{key: {key: ... {}}}, `depth` levels deep: for tests that must not recurse."""
+    deep: dict = {}
+    node = deep
+    for _ in range(depth):
+        node[key] = {}
+        node = node[key]
+    return deep
