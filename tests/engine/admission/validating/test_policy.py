@@ -426,18 +426,25 @@ def test_a_missing_namespace_does_not_matter_when_nothing_matches():
     assert result.allowed and result.result == "skip"
 
 
-def test_a_failed_message_expression_pass_keeps_each_validation_error_first(monkeypatch):
-    from policyeditor.engine.admission import cel_bindings
-
+def _costly_message_expression_after(expression: str) -> tuple[dict, list[dict]]:
+    """A deployment with 20 items, and a validation of `expression` then a failing one whose
+    messageExpression walks the items."""
     obj = deployment(1)
     obj["spec"]["items"] = list(range(20))
     validations = [
-        {"expression": "object.spec.nope == 1"},
+        {"expression": expression},
         {
             "expression": "false",
             "messageExpression": "object.spec.items.all(x, x >= 0) ? 'a' : 'b'",
         },
     ]
+    return obj, validations
+
+
+def test_a_failed_message_expression_pass_keeps_each_validation_error_first(monkeypatch):
+    from policyeditor.engine.admission import cel_bindings
+
+    obj, validations = _costly_message_expression_after("object.spec.nope == 1")
     costs = run([vap(validations=validations)], obj).policies[0].validations
     monkeypatch.setattr(cel_bindings, "RUNTIME_BUDGET", sum(v.cost for v in costs) - 5)
     steps = run([vap(validations=validations)], obj).policies[0].validations
@@ -526,15 +533,7 @@ def test_running_out_of_budget_stops_the_validations_with_one_error(monkeypatch)
 def test_a_message_expression_budget_failure_turns_every_decision_into_an_error(monkeypatch):
     from policyeditor.engine.admission import cel_bindings
 
-    obj = deployment(1)
-    obj["spec"]["items"] = list(range(20))
-    validations = [
-        {"expression": "true"},
-        {
-            "expression": "false",
-            "messageExpression": "object.spec.items.all(x, x >= 0) ? 'a' : 'b'",
-        },
-    ]
+    obj, validations = _costly_message_expression_after("true")
     unlimited = run([vap(validations=validations)], obj)
     assert unlimited.message.endswith("denied request: a")
     cost = sum(v.cost for v in unlimited.policies[0].validations)
