@@ -37,6 +37,17 @@ def _suite(tmp_path: Path, files: dict[str, str], policies: tuple[str, ...] = ("
     return tmp_path
 
 
+def _case_error(
+    tmp_path: Path,
+    files: dict[str, str],
+    policies: tuple[str, ...] = ("p",),
+    *,
+    case: str = "p.x.allow",
+) -> str:
+    """The error of `case` in a suite of `files` beside `policies`."""
+    return _cases(_suite(tmp_path, files, policies))[case].error
+
+
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
@@ -148,20 +159,22 @@ def test_a_single_policy_needs_no_prefix(tmp_path):
 
 
 def test_several_policies_without_a_matching_prefix_is_a_case_error(tmp_path):
-    cases = _cases(_suite(tmp_path, {"other.x.allow.object.yaml": OBJECT}, ("a", "b")))
-    assert "must start with a policy name" in cases["other.x.allow"].error
+    error = _case_error(
+        tmp_path, {"other.x.allow.object.yaml": OBJECT}, ("a", "b"), case="other.x.allow"
+    )
+    assert "must start with a policy name" in error
 
 
 def test_explicit_operation_that_contradicts_the_files_is_a_case_error(tmp_path):
     files = {"p.x.allow.object.yaml": OBJECT, "p.x.allow.request.yaml": "operation: DELETE\n"}
-    cases = _cases(_suite(tmp_path, files))
-    assert "operation DELETE conflicts" in cases["p.x.allow"].error
+    error = _case_error(tmp_path, files)
+    assert "operation DELETE conflicts" in error
 
 
 def test_unknown_request_field_is_a_case_error(tmp_path):
     files = {"p.x.allow.request.yaml": "operation: CREATE\nobjekt: {}\n"}
-    cases = _cases(_suite(tmp_path, files))
-    assert 'unknown field "objekt"' in cases["p.x.allow"].error
+    error = _case_error(tmp_path, files)
+    assert 'unknown field "objekt"' in error
 
 
 def test_bad_authorizer_decision_is_a_case_error(tmp_path):
@@ -169,15 +182,15 @@ def test_bad_authorizer_decision_is_a_case_error(tmp_path):
         "p.x.allow.object.yaml": OBJECT,
         "p.x.allow.authorizer.yaml": "- {verb: get, decision: maybe}\n",
     }
-    cases = _cases(_suite(tmp_path, files))
-    assert "decision: Unsupported value: 'maybe'" in cases["p.x.allow"].error
+    error = _case_error(tmp_path, files)
+    assert "decision: Unsupported value: 'maybe'" in error
 
 
 def test_broken_yaml_in_a_test_file_names_the_file_and_line(tmp_path):
     files = {"p.x.allow.object.yaml": "a: [1, 2\n"}
-    cases = _cases(_suite(tmp_path, files))
-    assert "p.x.allow.object.yaml" in cases["p.x.allow"].error
-    assert "line" in cases["p.x.allow"].error
+    error = _case_error(tmp_path, files)
+    assert "p.x.allow.object.yaml" in error
+    assert "line" in error
 
 
 def test_a_directory_without_policies_is_a_suite_error(tmp_path):
@@ -199,11 +212,8 @@ def test_broken_authorizer_yaml_reports_the_line_of_the_file(tmp_path):
         "p.x.allow.object.yaml": OBJECT,
         "p.x.allow.authorizer.yaml": "- verb: get\n  decision: : x\n",
     }
-    cases = _cases(_suite(tmp_path, files))
-    assert (
-        "p.x.allow.authorizer.yaml: line 2: mapping values are not allowed"
-        in cases["p.x.allow"].error
-    )
+    error = _case_error(tmp_path, files)
+    assert "p.x.allow.authorizer.yaml: line 2: mapping values are not allowed" in error
 
 
 # What kat's own reader does (zemanlx/kat internal/loader request.go and suite.go,
