@@ -165,32 +165,47 @@ def test_several_policies_without_a_matching_prefix_is_a_case_error(tmp_path):
     assert "must start with a policy name" in error
 
 
-def test_explicit_operation_that_contradicts_the_files_is_a_case_error(tmp_path):
-    files = {"p.x.allow.object.yaml": OBJECT, "p.x.allow.request.yaml": "operation: DELETE\n"}
+# A test file that kat cannot make a case of: the files, and what the case's error says.
+CASE_ERRORS = [
+    pytest.param(
+        {"p.x.allow.object.yaml": OBJECT, "p.x.allow.request.yaml": "operation: DELETE\n"},
+        ["operation DELETE conflicts"],
+        id="explicit-operation-that-contradicts-the-files",
+    ),
+    pytest.param(
+        {"p.x.allow.request.yaml": "operation: CREATE\nobjekt: {}\n"},
+        ['unknown field "objekt"'],
+        id="unknown-request-field",
+    ),
+    pytest.param(
+        {
+            "p.x.allow.object.yaml": OBJECT,
+            "p.x.allow.authorizer.yaml": "- {verb: get, decision: maybe}\n",
+        },
+        ["decision: Unsupported value: 'maybe'"],
+        id="bad-authorizer-decision",
+    ),
+    pytest.param(
+        {"p.x.allow.object.yaml": "a: [1, 2\n"},
+        ["p.x.allow.object.yaml", "line"],
+        id="broken-yaml-names-the-file-and-line",
+    ),
+    pytest.param(
+        {
+            "p.x.allow.object.yaml": OBJECT,
+            "p.x.allow.authorizer.yaml": "- verb: get\n  decision: : x\n",
+        },
+        ["p.x.allow.authorizer.yaml: line 2: mapping values are not allowed"],
+        id="broken-authorizer-yaml-names-the-line-of-the-file",
+    ),
+]
+
+
+@pytest.mark.parametrize(("files", "fragments"), CASE_ERRORS)
+def test_a_test_file_kat_cannot_read_is_a_case_error(tmp_path, files, fragments):
     error = _case_error(tmp_path, files)
-    assert "operation DELETE conflicts" in error
-
-
-def test_unknown_request_field_is_a_case_error(tmp_path):
-    files = {"p.x.allow.request.yaml": "operation: CREATE\nobjekt: {}\n"}
-    error = _case_error(tmp_path, files)
-    assert 'unknown field "objekt"' in error
-
-
-def test_bad_authorizer_decision_is_a_case_error(tmp_path):
-    files = {
-        "p.x.allow.object.yaml": OBJECT,
-        "p.x.allow.authorizer.yaml": "- {verb: get, decision: maybe}\n",
-    }
-    error = _case_error(tmp_path, files)
-    assert "decision: Unsupported value: 'maybe'" in error
-
-
-def test_broken_yaml_in_a_test_file_names_the_file_and_line(tmp_path):
-    files = {"p.x.allow.object.yaml": "a: [1, 2\n"}
-    error = _case_error(tmp_path, files)
-    assert "p.x.allow.object.yaml" in error
-    assert "line" in error
+    for fragment in fragments:
+        assert fragment in error
 
 
 def test_a_directory_without_policies_is_a_suite_error(tmp_path):
@@ -205,15 +220,6 @@ def test_an_empty_tests_folder_is_a_suite_error(tmp_path):
     (tmp_path / "tests").mkdir()
     with pytest.raises(SuiteError, match="no test files"):
         load_kat(tmp_path)
-
-
-def test_broken_authorizer_yaml_reports_the_line_of_the_file(tmp_path):
-    files = {
-        "p.x.allow.object.yaml": OBJECT,
-        "p.x.allow.authorizer.yaml": "- verb: get\n  decision: : x\n",
-    }
-    error = _case_error(tmp_path, files)
-    assert "p.x.allow.authorizer.yaml: line 2: mapping values are not allowed" in error
 
 
 # What kat's own reader does (zemanlx/kat internal/loader request.go and suite.go,
