@@ -239,7 +239,7 @@ def test_a_match_condition_error_fails_closed_under_fail_and_skips_under_ignore(
 
 def test_match_conditions_see_no_namespace_object():
     conditions = [{"name": "ns", "expression": "namespaceObject == null"}]
-    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "prod"}}
+    ns = builders.namespace("prod")
     result = run(
         [vap(validations=MAX5, matchConditions=conditions)], deployment(6), namespace_object=ns
     )
@@ -252,7 +252,7 @@ def test_match_conditions_and_validations_sharing_one_activation_each_see_their_
         {"name": "ns", "expression": "namespaceObject == null"},
     ]
     validations = [{"expression": "namespaceObject.metadata.name == 'prod'"}]
-    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "prod"}}
+    ns = builders.namespace("prod")
     result = run(
         [vap(validations=validations, matchConditions=conditions)],
         deployment(6),
@@ -403,17 +403,13 @@ def test_a_binding_match_resources_narrows_the_policy():
 
 
 def test_namespace_object_is_visible_to_validations():
-    ns = {
-        "apiVersion": "v1",
-        "kind": "Namespace",
-        "metadata": {"name": "prod", "labels": {"tier": "gold"}},
-    }
+    ns = builders.namespace("prod", tier="gold")
     validations = [{"expression": "namespaceObject.metadata.labels.tier == 'gold'"}]
     assert run([vap(validations=validations)], deployment(1), resources=[ns]).allowed
 
 
 def test_a_missing_namespace_among_modelled_namespaces_is_not_found():
-    other = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}}
+    other = builders.namespace("elsewhere")
     result = run([vap(validations=MAX5, failurePolicy="Ignore")], deployment(1), resources=[other])
     # The dispatcher's namespace GET fails the request itself, whatever the failurePolicy.
     assert (result.allowed, result.status_code, result.reason) == (False, 404, "NotFound")
@@ -421,7 +417,7 @@ def test_a_missing_namespace_among_modelled_namespaces_is_not_found():
 
 
 def test_a_missing_namespace_does_not_matter_when_nothing_matches():
-    other = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}}
+    other = builders.namespace("elsewhere")
     result = run([vap(validations=MAX5)], old=deployment(1), resources=[other])
     assert result.allowed and result.result == "skip"
 
@@ -662,22 +658,14 @@ def test_a_namespace_delete_is_selected_by_the_stored_namespace_labels():
     policy = vap(
         matchConstraints=rules, validations=[{"expression": "false", "message": "protected"}]
     )
-    protected = {
-        "apiVersion": "v1",
-        "kind": "Namespace",
-        "metadata": {"name": "keep", "labels": {"protected": "true"}},
-    }
-    other = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "tmp"}}
+    protected = builders.namespace("keep", protected="true")
+    other = builders.namespace("tmp")
     assert run([policy], old=protected).message.endswith("denied request: protected")
     assert run([policy], old=other).result == "skip"
 
 
 def test_an_explicit_namespace_object_is_the_request_namespace():
-    ns = {
-        "apiVersion": "v1",
-        "kind": "Namespace",
-        "metadata": {"name": "given", "labels": {"tier": "gold"}},
-    }
+    ns = builders.namespace("given", tier="gold")
     validations = [{"expression": "namespaceObject.metadata.name == 'given'"}]
     assert run([vap(validations=validations)], deployment(1), namespace_object=ns).allowed
 
