@@ -84,3 +84,21 @@ def json_values(scalars: Any) -> Any:
         ),
         max_leaves=12,
     )
+
+
+def namespace(name: str, **labels: str) -> dict:
+    """A Namespace called `name`, with `labels` if any are given."""
+    metadata: dict[str, Any] = {"name": name}
+    if labels:
+        metadata["labels"] = labels
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
+
+
+def nested(depth: int, key: str = "x") -> dict:
+    """{key: {key: ... {}}}, `depth` levels deep: for tests that must not recurse."""
+    deep: dict = {}
+    node = deep
+    for _ in range(depth):
+        node[key] = {}
+        node = node[key]
+    return deep

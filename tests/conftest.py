@@ -107,6 +107,24 @@ def alice_client(client, alice):
     return client
 
 
+@pytest.fixture
+def as_user(client):
+    """Sign the test client in as a user."""
+
+    def sign_in(user):
+        client.force_login(user)
+        return client
+
+    return sign_in
+
+
+@pytest.fixture
+def admin_client(client, make_user):
+    """A client signed in as a superuser."""
+    client.force_login(make_user("root", is_staff=True, is_superuser=True))
+    return client
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator:
     """One headless chromium for the whole run (Debian's package, never a downloaded build)."""

@@ -10,13 +10,6 @@ from policyeditor.review.models import AuditEvent
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def admin_client(client, make_user):
-    """A client signed in as a superuser."""
-    client.force_login(make_user("root", is_staff=True, is_superuser=True))
-    return client
-
-
 def test_the_audit_log_is_read_only_in_the_admin(admin_client, draft):
     event = AuditEvent.objects.first()
     assert admin_client.get(reverse("admin:review_auditevent_changelist")).status_code == 200

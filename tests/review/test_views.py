@@ -15,17 +15,6 @@ from tests.review.conftest import edit
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def as_user(client):
-    """Sign the test client in as a user."""
-
-    def sign_in(user):
-        client.force_login(user)
-        return client
-
-    return sign_in
-
-
 def _page(draft, number, **query):
     url = reverse("review:revision", args=[draft.pk, number])
     if query:

@@ -48,26 +48,26 @@ def _is_documents(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(doc, dict) for doc in value)
 
 
-@SETTINGS
-@given(yaml_like)
-def test_the_loader_reads_or_refuses_any_yaml_like_text(text):
+def _assert_loads_or_refuses(source: str | bytes) -> None:
+    """`source` loads as a list of documents, or is refused with an InputError that says why."""
     try:
-        documents = load_documents(text)
+        documents = load_documents(source)
     except InputError as error:
         assert str(error)
     else:
         assert _is_documents(documents)
+
+
+@SETTINGS
+@given(yaml_like)
+def test_the_loader_reads_or_refuses_any_yaml_like_text(text):
+    _assert_loads_or_refuses(text)
 
 
 @SETTINGS
 @given(st.binary(max_size=200))
 def test_the_loader_reads_or_refuses_any_bytes(data):
-    try:
-        documents = load_documents(data)
-    except InputError as error:
-        assert str(error)
-    else:
-        assert _is_documents(documents)
+    _assert_loads_or_refuses(data)
 
 
 @SETTINGS

@@ -1,10 +1,11 @@
-"""Fixtures for team tests: a team with one member per role, and another team."""
+"""Fixtures for team tests: another team (team-a and its members are in tests/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from policyeditor.teams.models import Membership, Role, Team
+from policyeditor.teams.models import Role
+from tests.conftest import team_of
 
 
 @pytest.fixture(autouse=True)
@@ -14,40 +15,12 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture
-def carol(make_user):
-    """A viewer of team-a."""
-    return make_user("carol")
-
-
-@pytest.fixture
-def dave(make_user):
-    """The admin of team-a."""
-    return make_user("dave")
-
-
-@pytest.fixture
 def eve(make_user):
     """An author of another team."""
     return make_user("eve")
 
 
 @pytest.fixture
-def team(alice, bob, carol, dave):
-    """team-a: alice author, bob reviewer, carol viewer, dave admin."""
-    team = Team.objects.create(name="team-a")
-    for user, role in [
-        (alice, Role.AUTHOR),
-        (bob, Role.REVIEWER),
-        (carol, Role.VIEWER),
-        (dave, Role.ADMIN),
-    ]:
-        Membership.objects.create(team=team, user=user, role=role)
-    return team
-
-
-@pytest.fixture
 def other_team(eve):
     """team-b, where only eve is (an author)."""
-    team = Team.objects.create(name="team-b")
-    Membership.objects.create(team=team, user=eve, role=Role.AUTHOR)
-    return team
+    return team_of("team-b", [(eve, Role.AUTHOR)])

@@ -8,13 +8,6 @@ from django.urls import reverse
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def admin_client(client, make_user):
-    """A client signed in as a superuser."""
-    client.force_login(make_user("root", is_staff=True, is_superuser=True))
-    return client
-
-
 def test_teams_and_memberships_are_managed_in_the_admin(admin_client, team):
     html = admin_client.get(reverse("admin:teams_team_change", args=[team.pk])).content.decode()
     assert "team-a" in html and "Memberships" in html

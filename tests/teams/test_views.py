@@ -10,17 +10,6 @@ from policyeditor.review.models import Action, AuditEvent
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def as_user(client):
-    """Sign the test client in as a user."""
-
-    def sign_in(user):
-        client.force_login(user)
-        return client
-
-    return sign_in
-
-
 def test_team_admins_manage_members_on_the_team_page(team, dave, alice, make_user, as_user):
     make_user("newbie")
     url = reverse("review:team_member", args=[team.pk])

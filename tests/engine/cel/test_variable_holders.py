@@ -26,24 +26,25 @@ def bound(results, obj):
     return activation, resolver
 
 
-def test_a_variable_read_is_rewritten_to_resolve_then_read_its_holder():
-    _, (program,) = compiled([("v", "object.x")], "variables.v == 1")
-    calls = [
+def _functions_called(expr):
+    """The names of the functions that `expr`'s call nodes call."""
+    return [
         node.call_expr.function
-        for node in walk.walk(program.runtime.checked.expr)
+        for node in walk.walk(expr)
         if node.WhichOneof("expr_kind") == "call_expr"
     ]
+
+
+def test_a_variable_read_is_rewritten_to_resolve_then_read_its_holder():
+    _, (program,) = compiled([("v", "object.x")], "variables.v == 1")
+    calls = _functions_called(program.runtime.checked.expr)
     assert VARIABLE_READY_FN in calls
     assert holder_name("v") in program.runtime.idents
 
 
 def test_once_its_variables_are_resolved_a_program_reads_the_holders_without_the_helper():
     _, (program,) = compiled([("v", "object.x")], "variables.v == 1")
-    calls = [
-        node.call_expr.function
-        for node in walk.walk(program.runtime.resolved_checked.expr)
-        if node.WhichOneof("expr_kind") == "call_expr"
-    ]
+    calls = _functions_called(program.runtime.resolved_checked.expr)
     assert VARIABLE_READY_FN not in calls and "_[_]" in calls
 
 

@@ -7,6 +7,7 @@ import copy
 import pytest
 
 from policyeditor.engine.defaulting.admissionregistration import apply_defaults
+from tests.builders import nested
 
 GROUP = "admissionregistration.k8s.io"
 
@@ -113,11 +114,7 @@ def test_other_kinds_and_odd_shapes_are_returned_unchanged():
 
 
 def test_deeply_nested_documents_are_copied_without_recursion_errors():
-    deep: dict = {}
-    node = deep
-    for _ in range(5000):
-        node["x"] = {}
-        node = node["x"]
+    deep = nested(5000)
     doc = _policy("ValidatingAdmissionPolicy", extra=deep)
     defaulted = apply_defaults(doc)
     assert defaulted["spec"]["failurePolicy"] == "Fail"

@@ -6,6 +6,7 @@ import pytest
 
 from policyeditor.engine.defaulting import default_object
 from policyeditor.engine.defaulting.podspec import image_tag, pull_policy
+from tests.builders import nested
 
 
 def _pod(**spec) -> dict:
@@ -175,11 +176,7 @@ def test_wrongly_typed_parts_are_left_for_validation_to_report():
 
 
 def test_a_deeply_nested_limit_is_copied_without_recursion():
-    deep: dict = {}
-    node = deep
-    for _ in range(5000):
-        node["x"] = {}
-        node = node["x"]
+    deep = nested(5000)
     pod = _pod(containers=[_container(resources={"limits": {"cpu": deep}})])
     requests = default_object(pod).object["spec"]["containers"][0]["resources"]["requests"]
     copied, original, depth = requests["cpu"], deep, 0

@@ -93,26 +93,24 @@ def test_hostile_yaml_is_left_to_the_exact_path(item):
         assert fast_load(item.payload) is None
 
 
-def test_libyaml_stops_composing_at_the_node_limit():
-    loader = _FastLoader("a: [" + "1," * (3 * MAX_NODES) + "1]")
+def _counts_when_it_stops(text):
+    """The loader's (nodes, depth) counts once composing `text` gives up as unsure."""
+    loader = _FastLoader(text)
     try:
         assert loader.check_node()
         with pytest.raises(_Unsure):
             loader.get_node()
-        assert loader.counts()[0] == MAX_NODES + 1
+        return loader.counts()
     finally:
         loader.dispose()
+
+
+def test_libyaml_stops_composing_at_the_node_limit():
+    assert _counts_when_it_stops("a: [" + "1," * (3 * MAX_NODES) + "1]")[0] == MAX_NODES + 1
 
 
 def test_libyaml_stops_composing_past_the_depth_limit():
-    loader = _FastLoader("[" * 900 + "]" * 900)
-    try:
-        assert loader.check_node()
-        with pytest.raises(_Unsure):
-            loader.get_node()
-        assert loader.counts()[1] == MAX_DEPTH + 1
-    finally:
-        loader.dispose()
+    assert _counts_when_it_stops("[" * 900 + "]" * 900)[1] == MAX_DEPTH + 1
 
 
 def test_a_scalar_at_the_depth_limit_is_left_to_the_exact_path_which_loads_it():

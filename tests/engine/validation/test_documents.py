@@ -15,7 +15,7 @@ from policyeditor.engine.validation.documents import (
     validate_documents,
     warnings_for,
 )
-from tests.builders import json_values
+from tests.builders import json_values, nested
 from tests.engine.validation.fixtures import MAP, MAPB, VAP, VAPB
 from tests.engine.validation.fixtures import with_value as _with
 
@@ -258,11 +258,7 @@ def test_map_entries_are_named_by_key_in_paths():
 
 
 def test_deeply_nested_unknown_content_is_reported_not_walked():
-    deep: dict = {}
-    node = deep
-    for _ in range(3000):
-        node["x"] = {}
-        node = node["x"]
+    deep = nested(3000)
     assert _rendered(_with(VAP, "spec.extra", deep)) == [
         'spec.extra: strict decoding error: unknown field "spec.extra"'
     ]

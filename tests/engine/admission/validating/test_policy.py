@@ -239,7 +239,7 @@ def test_a_match_condition_error_fails_closed_under_fail_and_skips_under_ignore(
 
 def test_match_conditions_see_no_namespace_object():
     conditions = [{"name": "ns", "expression": "namespaceObject == null"}]
-    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "prod"}}
+    ns = builders.namespace("prod")
     result = run(
         [vap(validations=MAX5, matchConditions=conditions)], deployment(6), namespace_object=ns
     )
@@ -252,7 +252,7 @@ def test_match_conditions_and_validations_sharing_one_activation_each_see_their_
         {"name": "ns", "expression": "namespaceObject == null"},
     ]
     validations = [{"expression": "namespaceObject.metadata.name == 'prod'"}]
-    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "prod"}}
+    ns = builders.namespace("prod")
     result = run(
         [vap(validations=validations, matchConditions=conditions)],
         deployment(6),
@@ -403,17 +403,13 @@ def test_a_binding_match_resources_narrows_the_policy():
 
 
 def test_namespace_object_is_visible_to_validations():
-    ns = {
-        "apiVersion": "v1",
-        "kind": "Namespace",
-        "metadata": {"name": "prod", "labels": {"tier": "gold"}},
-    }
+    ns = builders.namespace("prod", tier="gold")
     validations = [{"expression": "namespaceObject.metadata.labels.tier == 'gold'"}]
     assert run([vap(validations=validations)], deployment(1), resources=[ns]).allowed
 
 
 def test_a_missing_namespace_among_modelled_namespaces_is_not_found():
-    other = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}}
+    other = builders.namespace("elsewhere")
     result = run([vap(validations=MAX5, failurePolicy="Ignore")], deployment(1), resources=[other])
     # The dispatcher's namespace GET fails the request itself, whatever the failurePolicy.
     assert (result.allowed, result.status_code, result.reason) == (False, 404, "NotFound")
@@ -421,23 +417,30 @@ def test_a_missing_namespace_among_modelled_namespaces_is_not_found():
 
 
 def test_a_missing_namespace_does_not_matter_when_nothing_matches():
-    other = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}}
+    other = builders.namespace("elsewhere")
     result = run([vap(validations=MAX5)], old=deployment(1), resources=[other])
     assert result.allowed and result.result == "skip"
 
 
-def test_a_failed_message_expression_pass_keeps_each_validation_error_first(monkeypatch):
-    from policyeditor.engine.admission import cel_bindings
-
+def _costly_message_expression_after(expression: str) -> tuple[dict, list[dict]]:
+    """A deployment with 20 items, and a validation of `expression` then a failing one whose
+    messageExpression walks the items."""
     obj = deployment(1)
     obj["spec"]["items"] = list(range(20))
     validations = [
-        {"expression": "object.spec.nope == 1"},
+        {"expression": expression},
         {
             "expression": "false",
             "messageExpression": "object.spec.items.all(x, x >= 0) ? 'a' : 'b'",
         },
     ]
+    return obj, validations
+
+
+def test_a_failed_message_expression_pass_keeps_each_validation_error_first(monkeypatch):
+    from policyeditor.engine.admission import cel_bindings
+
+    obj, validations = _costly_message_expression_after("object.spec.nope == 1")
     costs = run([vap(validations=validations)], obj).policies[0].validations
     monkeypatch.setattr(cel_bindings, "RUNTIME_BUDGET", sum(v.cost for v in costs) - 5)
     steps = run([vap(validations=validations)], obj).policies[0].validations
@@ -526,15 +529,7 @@ def test_running_out_of_budget_stops_the_validations_with_one_error(monkeypatch)
 def test_a_message_expression_budget_failure_turns_every_decision_into_an_error(monkeypatch):
     from policyeditor.engine.admission import cel_bindings
 
-    obj = deployment(1)
-    obj["spec"]["items"] = list(range(20))
-    validations = [
-        {"expression": "true"},
-        {
-            "expression": "false",
-            "messageExpression": "object.spec.items.all(x, x >= 0) ? 'a' : 'b'",
-        },
-    ]
+    obj, validations = _costly_message_expression_after("true")
     unlimited = run([vap(validations=validations)], obj)
     assert unlimited.message.endswith("denied request: a")
     cost = sum(v.cost for v in unlimited.policies[0].validations)
@@ -663,22 +658,14 @@ def test_a_namespace_delete_is_selected_by_the_stored_namespace_labels():
     policy = vap(
         matchConstraints=rules, validations=[{"expression": "false", "message": "protected"}]
     )
-    protected = {
-        "apiVersion": "v1",
-        "kind": "Namespace",
-        "metadata": {"name": "keep", "labels": {"protected": "true"}},
-    }
-    other = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "tmp"}}
+    protected = builders.namespace("keep", protected="true")
+    other = builders.namespace("tmp")
     assert run([policy], old=protected).message.endswith("denied request: protected")
     assert run([policy], old=other).result == "skip"
 
 
 def test_an_explicit_namespace_object_is_the_request_namespace():
-    ns = {
-        "apiVersion": "v1",
-        "kind": "Namespace",
-        "metadata": {"name": "given", "labels": {"tier": "gold"}},
-    }
+    ns = builders.namespace("given", tier="gold")
     validations = [{"expression": "namespaceObject.metadata.name == 'given'"}]
     assert run([vap(validations=validations)], deployment(1), namespace_object=ns).allowed
 

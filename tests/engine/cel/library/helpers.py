@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from cel_expr_python import cel
 from cel_expr_python.ext.ext_optional import ExtOptional
 from cel_expr_python.ext.ext_strings import ExtStrings
 
 from policyeditor.engine.cel import library
 from policyeditor.engine.cel.library import formats_decls
+from policyeditor.engine.cel.library.errors import LibraryError
 
 
 @functools.lru_cache(maxsize=64)
@@ -52,3 +55,17 @@ def evaluate(expr: str, names: tuple[str, ...], data: dict | None = None) -> Any
     if value.type() == cel.Type.ERROR:
         raise EvalError("runtime", library.strip_status(str(value.value())))
     return value.plain_value()
+
+
+def eval_error(expr: str, names: tuple[str, ...], data: dict | None = None) -> EvalError:
+    """The EvalError that evaluating `expr` raises (the test fails if it raises none)."""
+    with pytest.raises(EvalError) as caught:
+        evaluate(expr, names, data)
+    return caught.value
+
+
+def library_error(call: Callable[..., object], *args: Any) -> LibraryError:
+    """The LibraryError that `call(*args)` raises (the test fails if it raises none)."""
+    with pytest.raises(LibraryError) as caught:
+        call(*args)
+    return caught.value

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from policyeditor.engine.cel.library import formats, formats_decls
-from tests.engine.cel.library.helpers import EvalError, evaluate
+from tests.engine.cel.library.helpers import eval_error, evaluate
 
 FORMAT = ("kubernetes.format",)
 LABEL_MSG = (
@@ -93,9 +93,8 @@ def test_formats_equal_only_themselves() -> None:
 
 
 def test_validate_with_a_wrong_argument_type_does_not_type_check() -> None:
-    with pytest.raises(EvalError) as caught:
-        evaluate("format.date().validate(1)", FORMAT)
-    assert caught.value.phase == "compile"
+    error = eval_error("format.date().validate(1)", FORMAT)
+    assert error.phase == "compile"
 
 
 def test_rewrite_inserts_the_optional_index_after_each_call() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from policyeditor.engine.cel.library import lists
 from policyeditor.engine.cel.library.errors import LibraryError
-from tests.engine.cel.library.helpers import EvalError, evaluate
+from tests.engine.cel.library.helpers import EvalError, eval_error, evaluate
 
 LISTS = ("kubernetes.lists",)
 
@@ -25,10 +25,9 @@ def test_sum_overflow_is_an_integer_overflow_error() -> None:
 
 
 def test_sum_of_strings_does_not_type_check() -> None:
-    with pytest.raises(EvalError) as caught:
-        evaluate("['a', 'b'].sum()", LISTS)
-    assert caught.value.phase == "compile"
-    assert "found no matching overload for 'sum'" in str(caught.value)
+    error = eval_error("['a', 'b'].sum()", LISTS)
+    assert error.phase == "compile"
+    assert "found no matching overload for 'sum'" in str(error)
 
 
 def test_min_and_max_compare_in_cel_order() -> None:

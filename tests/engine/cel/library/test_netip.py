@@ -6,7 +6,7 @@ import pytest
 
 from policyeditor.engine.cel.library import netip
 from policyeditor.engine.cel.library.errors import LibraryError
-from tests.engine.cel.library.helpers import EvalError, evaluate
+from tests.engine.cel.library.helpers import eval_error, evaluate, library_error
 
 IP = ("kubernetes.net.ip",)
 CIDR = ("kubernetes.net.cidr",)
@@ -48,9 +48,8 @@ def test_addresses_print_in_go_canonical_form(text: str, canonical: str) -> None
     ],
 )
 def test_parse_errors_carry_the_netip_text(text: str, detail: str) -> None:
-    with pytest.raises(LibraryError) as caught:
-        netip.parse_ip(text)
-    assert str(caught.value) == (
+    error = library_error(netip.parse_ip, text)
+    assert str(error) == (
         f'IP Address "{text}" parse error during conversion from string: '
         f'ParseAddr("{text}"): {detail}'
     )
@@ -103,9 +102,8 @@ def test_prefix_keeps_host_bits_and_masks_on_request() -> None:
 )
 def test_cidr_errors_repeat_the_kubernetes_prefix(text: str, detail: str) -> None:
     lead = "network address parse error during conversion from string: "
-    with pytest.raises(LibraryError) as caught:
-        netip.parse_cidr(text)
-    assert str(caught.value) == f'{lead}{lead}netip.ParsePrefix("{text}"): {detail}'
+    error = library_error(netip.parse_cidr, text)
+    assert str(error) == f'{lead}{lead}netip.ParsePrefix("{text}"): {detail}'
 
 
 def test_contains_uses_the_network_bits_only() -> None:
@@ -124,9 +122,8 @@ def test_cidr_equality_includes_the_host_bits() -> None:
 
 
 def test_contains_ip_with_a_bad_string_is_a_runtime_error() -> None:
-    with pytest.raises(EvalError) as caught:
-        evaluate("cidr('10.0.0.0/8').containsIP('10.0.0')", CIDR)
-    assert 'IP Address "10.0.0" parse error' in str(caught.value)
+    error = eval_error("cidr('10.0.0.0/8').containsIP('10.0.0')", CIDR)
+    assert 'IP Address "10.0.0" parse error' in str(error)
 
 
 def test_string_of_a_cidr_runs_through_the_shared_string_slot() -> None:

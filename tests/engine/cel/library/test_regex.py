@@ -6,7 +6,7 @@ import pytest
 
 from policyeditor.engine.cel.library import regex
 from policyeditor.engine.cel.library.errors import LibraryError
-from tests.engine.cel.library.helpers import EvalError, evaluate
+from tests.engine.cel.library.helpers import eval_error, evaluate
 
 REGEX = ("kubernetes.regex",)
 
@@ -55,10 +55,9 @@ def test_backreferences_are_rejected_as_in_re2() -> None:
 def test_a_dynamic_invalid_regex_is_an_illegal_regex_runtime_error() -> None:
     with pytest.raises(LibraryError, match=r"^Illegal regex: error parsing regexp: unexpected \)"):
         regex.find("x", ")")
-    with pytest.raises(EvalError) as caught:
-        evaluate("'x'.find(object.p)", REGEX, {"object": {"p": "("}})
-    assert caught.value.phase == "runtime"
-    assert "Illegal regex: error parsing regexp: missing closing )" in str(caught.value)
+    error = eval_error("'x'.find(object.p)", REGEX, {"object": {"p": "("}})
+    assert error.phase == "runtime"
+    assert "Illegal regex: error parsing regexp: missing closing )" in str(error)
 
 
 def test_find_all_through_cel_returns_a_list_of_strings() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from policyeditor.engine.cel import library
-from tests.engine.cel.library.helpers import EvalError, evaluate
+from tests.engine.cel.library.helpers import eval_error, evaluate
 
 
 def _names(minor: int, **kwargs: object) -> set[str]:
@@ -70,10 +70,9 @@ def test_unknown_library_name_is_a_key_error() -> None:
 
 
 def test_a_function_is_undeclared_when_its_library_is_absent() -> None:
-    with pytest.raises(EvalError) as caught:
-        evaluate('isSemver("1.0.0")', ("kubernetes.quantity",))
-    assert caught.value.phase == "compile"
-    assert "undeclared reference to 'isSemver'" in str(caught.value)
+    error = eval_error('isSemver("1.0.0")', ("kubernetes.quantity",))
+    assert error.phase == "compile"
+    assert "undeclared reference to 'isSemver'" in str(error)
 
 
 def test_all_libraries_declare_together_without_clashes() -> None:

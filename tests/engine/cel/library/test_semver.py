@@ -6,7 +6,7 @@ import pytest
 
 from policyeditor.engine.cel.library import semver
 from policyeditor.engine.cel.library.errors import LibraryError
-from tests.engine.cel.library.helpers import EvalError, evaluate
+from tests.engine.cel.library.helpers import eval_error, evaluate, library_error
 
 SEMVER = ("kubernetes.Semver",)
 
@@ -55,9 +55,8 @@ def test_build_metadata_is_ignored_by_comparison_and_equality() -> None:
     ],
 )
 def test_strict_parse_errors_are_blangs(text: str, message: str) -> None:
-    with pytest.raises(LibraryError) as caught:
-        semver.parse(text)
-    assert str(caught.value) == message
+    error = library_error(semver.parse, text)
+    assert str(error) == message
 
 
 @pytest.mark.parametrize(
@@ -82,10 +81,9 @@ def test_normalize_overloads_through_cel() -> None:
 
 
 def test_a_bad_version_is_a_runtime_error() -> None:
-    with pytest.raises(EvalError) as caught:
-        evaluate("semver(object.v).major()", SEMVER, {"object": {"v": "1.2"}})
-    assert caught.value.phase == "runtime"
-    assert "No Major.Minor.Patch elements found" in str(caught.value)
+    error = eval_error("semver(object.v).major()", SEMVER, {"object": {"v": "1.2"}})
+    assert error.phase == "runtime"
+    assert "No Major.Minor.Patch elements found" in str(error)
 
 
 def test_version_1_without_normalize_is_version_0() -> None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from policyeditor.engine.cel.library import urls
-from policyeditor.engine.cel.library.errors import LibraryError
-from tests.engine.cel.library.helpers import EvalError, evaluate
+from tests.engine.cel.library.helpers import eval_error, evaluate, library_error
 
 URLS = ("kubernetes.urls",)
 
@@ -68,9 +67,8 @@ def test_fragment_is_split_off_before_the_query() -> None:
     ],
 )
 def test_parse_errors_read_as_go_errors(text: str, message: str) -> None:
-    with pytest.raises(LibraryError) as caught:
-        urls.to_url(text)
-    assert str(caught.value) == f"URL parse error during conversion from string: {message}"
+    error = library_error(urls.to_url, text)
+    assert str(error) == f"URL parse error during conversion from string: {message}"
 
 
 def test_absolute_paths_and_opaque_uris_are_urls() -> None:
@@ -89,10 +87,9 @@ def test_getters_through_cel() -> None:
 
 
 def test_url_of_a_bad_string_is_a_runtime_error_with_the_kubernetes_prefix() -> None:
-    with pytest.raises(EvalError) as caught:
-        evaluate("url('x').getHost()", URLS)
-    assert caught.value.phase == "runtime"
-    assert str(caught.value).startswith("URL parse error during conversion from string: ")
+    error = eval_error("url('x').getHost()", URLS)
+    assert error.phase == "runtime"
+    assert str(error).startswith("URL parse error during conversion from string: ")
 
 
 def test_urls_compare_by_value() -> None:

@@ -37,6 +37,17 @@ def _suite(tmp_path: Path, files: dict[str, str], policies: tuple[str, ...] = ("
     return tmp_path
 
 
+def _case_error(
+    tmp_path: Path,
+    files: dict[str, str],
+    policies: tuple[str, ...] = ("p",),
+    *,
+    case: str = "p.x.allow",
+) -> str:
+    """The error of `case` in a suite of `files` beside `policies`."""
+    return _cases(_suite(tmp_path, files, policies))[case].error
+
+
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
@@ -148,36 +159,53 @@ def test_a_single_policy_needs_no_prefix(tmp_path):
 
 
 def test_several_policies_without_a_matching_prefix_is_a_case_error(tmp_path):
-    cases = _cases(_suite(tmp_path, {"other.x.allow.object.yaml": OBJECT}, ("a", "b")))
-    assert "must start with a policy name" in cases["other.x.allow"].error
+    error = _case_error(
+        tmp_path, {"other.x.allow.object.yaml": OBJECT}, ("a", "b"), case="other.x.allow"
+    )
+    assert "must start with a policy name" in error
 
 
-def test_explicit_operation_that_contradicts_the_files_is_a_case_error(tmp_path):
-    files = {"p.x.allow.object.yaml": OBJECT, "p.x.allow.request.yaml": "operation: DELETE\n"}
-    cases = _cases(_suite(tmp_path, files))
-    assert "operation DELETE conflicts" in cases["p.x.allow"].error
+# A test file that kat cannot make a case of: the files, and what the case's error says.
+CASE_ERRORS = [
+    pytest.param(
+        {"p.x.allow.object.yaml": OBJECT, "p.x.allow.request.yaml": "operation: DELETE\n"},
+        ["operation DELETE conflicts"],
+        id="explicit-operation-that-contradicts-the-files",
+    ),
+    pytest.param(
+        {"p.x.allow.request.yaml": "operation: CREATE\nobjekt: {}\n"},
+        ['unknown field "objekt"'],
+        id="unknown-request-field",
+    ),
+    pytest.param(
+        {
+            "p.x.allow.object.yaml": OBJECT,
+            "p.x.allow.authorizer.yaml": "- {verb: get, decision: maybe}\n",
+        },
+        ["decision: Unsupported value: 'maybe'"],
+        id="bad-authorizer-decision",
+    ),
+    pytest.param(
+        {"p.x.allow.object.yaml": "a: [1, 2\n"},
+        ["p.x.allow.object.yaml", "line"],
+        id="broken-yaml-names-the-file-and-line",
+    ),
+    pytest.param(
+        {
+            "p.x.allow.object.yaml": OBJECT,
+            "p.x.allow.authorizer.yaml": "- verb: get\n  decision: : x\n",
+        },
+        ["p.x.allow.authorizer.yaml: line 2: mapping values are not allowed"],
+        id="broken-authorizer-yaml-names-the-line-of-the-file",
+    ),
+]
 
 
-def test_unknown_request_field_is_a_case_error(tmp_path):
-    files = {"p.x.allow.request.yaml": "operation: CREATE\nobjekt: {}\n"}
-    cases = _cases(_suite(tmp_path, files))
-    assert 'unknown field "objekt"' in cases["p.x.allow"].error
-
-
-def test_bad_authorizer_decision_is_a_case_error(tmp_path):
-    files = {
-        "p.x.allow.object.yaml": OBJECT,
-        "p.x.allow.authorizer.yaml": "- {verb: get, decision: maybe}\n",
-    }
-    cases = _cases(_suite(tmp_path, files))
-    assert "decision: Unsupported value: 'maybe'" in cases["p.x.allow"].error
-
-
-def test_broken_yaml_in_a_test_file_names_the_file_and_line(tmp_path):
-    files = {"p.x.allow.object.yaml": "a: [1, 2\n"}
-    cases = _cases(_suite(tmp_path, files))
-    assert "p.x.allow.object.yaml" in cases["p.x.allow"].error
-    assert "line" in cases["p.x.allow"].error
+@pytest.mark.parametrize(("files", "fragments"), CASE_ERRORS)
+def test_a_test_file_kat_cannot_read_is_a_case_error(tmp_path, files, fragments):
+    error = _case_error(tmp_path, files)
+    for fragment in fragments:
+        assert fragment in error
 
 
 def test_a_directory_without_policies_is_a_suite_error(tmp_path):
@@ -192,18 +220,6 @@ def test_an_empty_tests_folder_is_a_suite_error(tmp_path):
     (tmp_path / "tests").mkdir()
     with pytest.raises(SuiteError, match="no test files"):
         load_kat(tmp_path)
-
-
-def test_broken_authorizer_yaml_reports_the_line_of_the_file(tmp_path):
-    files = {
-        "p.x.allow.object.yaml": OBJECT,
-        "p.x.allow.authorizer.yaml": "- verb: get\n  decision: : x\n",
-    }
-    cases = _cases(_suite(tmp_path, files))
-    assert (
-        "p.x.allow.authorizer.yaml: line 2: mapping values are not allowed"
-        in cases["p.x.allow"].error
-    )
 
 
 # What kat's own reader does (zemanlx/kat internal/loader request.go and suite.go,

@@ -16,6 +16,13 @@ from policyeditor.engine.admission.mutating.patch.typedobject import DecodeError
 DOC = {"metadata": {"labels": {"x": "1"}}, "spec": {"list": ["a", "b", "c"]}}
 
 
+def _patch_error(*operations: dict) -> JSONPatchError:
+    """The JSONPatchError that applying `operations` to DOC raises."""
+    with pytest.raises(JSONPatchError) as info:
+        apply_patch(DOC, list(operations))
+    return info.value
+
+
 def test_add_sets_a_member_and_replaces_an_existing_map_whole():
     out = apply_patch(DOC, [{"op": "add", "path": "/metadata/labels", "value": {"y": "2"}}])
     assert out["metadata"]["labels"] == {"y": "2"}
@@ -36,34 +43,30 @@ def test_add_inserts_into_lists(path, expected):
 
 
 def test_add_past_the_end_is_an_invalid_index():
-    with pytest.raises(JSONPatchError) as info:
-        apply_patch(DOC, [{"op": "add", "path": "/spec/list/5", "value": "z"}])
-    assert str(info.value) == (
+    error = _patch_error({"op": "add", "path": "/spec/list/5", "value": "z"})
+    assert str(error) == (
         "error in add for path: '/spec/list/5': Unable to access invalid index: 5: invalid index referenced"
     )
 
 
 def test_add_under_a_missing_parent_reports_the_missing_path():
-    with pytest.raises(JSONPatchError) as info:
-        apply_patch(DOC, [{"op": "add", "path": "/spec/missing/x", "value": 1}])
+    error = _patch_error({"op": "add", "path": "/spec/missing/x", "value": 1})
     assert (
-        str(info.value)
+        str(error)
         == 'add operation does not apply: doc is missing path: "/spec/missing/x": missing value'
     )
 
 
 def test_remove_a_missing_key_uses_the_library_wording():
-    with pytest.raises(JSONPatchError) as info:
-        apply_patch(DOC, [{"op": "remove", "path": "/metadata/labels/nope"}])
-    assert str(info.value) == (
+    error = _patch_error({"op": "remove", "path": "/metadata/labels/nope"})
+    assert str(error) == (
         "error in remove for path: '/metadata/labels/nope': Unable to remove nonexistent key: nope: missing value"
     )
 
 
 def test_remove_out_of_range_is_an_invalid_index():
-    with pytest.raises(JSONPatchError) as info:
-        apply_patch(DOC, [{"op": "remove", "path": "/spec/list/3"}])
-    assert "Unable to access invalid index: 3: invalid index referenced" in str(info.value)
+    error = _patch_error({"op": "remove", "path": "/spec/list/3"})
+    assert "Unable to access invalid index: 3: invalid index referenced" in str(error)
 
 
 def test_remove_with_negative_index_counts_from_the_end():
@@ -81,10 +84,9 @@ def test_replace_of_a_missing_member_adds_it():
 
 
 def test_replace_dash_in_a_list_is_a_missing_key():
-    with pytest.raises(JSONPatchError) as info:
-        apply_patch(DOC, [{"op": "replace", "path": "/spec/list/-", "value": 1}])
+    error = _patch_error({"op": "replace", "path": "/spec/list/-", "value": 1})
     assert (
-        str(info.value)
+        str(error)
         == "replace operation does not apply: doc is missing key: /spec/list/-: missing value"
     )
 
@@ -113,15 +115,13 @@ def test_a_passing_test_compares_json_values():
 
 
 def test_a_test_under_a_missing_parent_is_a_real_error():
-    with pytest.raises(JSONPatchError) as info:
-        apply_patch(DOC, [{"op": "test", "path": "/nope/x", "value": 1}])
-    assert not isinstance(info.value, PatchTestFailed)
+    error = _patch_error({"op": "test", "path": "/nope/x", "value": 1})
+    assert not isinstance(error, PatchTestFailed)
 
 
 def test_an_unknown_op_is_unexpected_kind():
-    with pytest.raises(JSONPatchError) as info:
-        apply_patch(DOC, [{"op": "merge", "path": "/spec"}])
-    assert str(info.value) == "Unexpected kind: merge"
+    error = _patch_error({"op": "merge", "path": "/spec"})
+    assert str(error) == "Unexpected kind: merge"
 
 
 def test_keys_are_rfc6901_escaped():
