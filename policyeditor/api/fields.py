@@ -45,6 +45,21 @@ class AnyJSONField(serializers.Field):
         return value
 
 
+@extend_schema_field(OpenApiTypes.STR)
+class UsernameField(serializers.Field):
+    """A user's username, read only; "" when there is none (the user was deleted)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(read_only=True, **kwargs)
+
+    def get_attribute(self, instance: Any) -> str:
+        user = super().get_attribute(instance)
+        return user.get_username() if user else ""
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
 @extend_schema_field(
     {
         "type": "string",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import reverse
 from rest_framework import serializers
 
-from policyeditor.api.fields import DocumentsMixin, ObjectField, VersionField
+from policyeditor.api.fields import DocumentsMixin, ObjectField, UsernameField, VersionField
 from policyeditor.editor.models import Draft, Kind, Revision, Status
 
 
@@ -94,16 +94,13 @@ class RevisionSummarySerializer(serializers.ModelSerializer):
     """One saved state of a draft, without its documents."""
 
     kubernetesVersion = serializers.CharField(source="kubernetes_version")
-    author = serializers.SerializerMethodField()
+    author = UsernameField()
     url = serializers.SerializerMethodField()
 
     class Meta:
         model = Revision
         fields = ["number", "kubernetesVersion", "author", "note", "created", "url"]
         read_only_fields = fields
-
-    def get_author(self, revision: Revision) -> str:
-        return revision.author.get_username() if revision.author else ""
 
     def get_url(self, revision: Revision) -> str:
         return reverse("api:revision_detail", args=[revision.draft_id, revision.number])

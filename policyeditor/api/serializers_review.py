@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from policyeditor.api.fields import ObjectField, StrictSerializer
+from policyeditor.api.fields import ObjectField, StrictSerializer, UsernameField
 from policyeditor.review.models import Comment, Decision, Review, SavedTestCase
 
 
@@ -35,15 +35,12 @@ class ReviewSerializer(serializers.ModelSerializer):
     """One reviewer's decision on one revision."""
 
     revision = serializers.IntegerField(source="revision.number")
-    reviewer = serializers.SerializerMethodField()
+    reviewer = UsernameField()
 
     class Meta:
         model = Review
         fields = ["id", "revision", "reviewer", "decision", "body", "created"]
         read_only_fields = fields
-
-    def get_reviewer(self, review: Review) -> str:
-        return review.reviewer.get_username() if review.reviewer else ""
 
 
 class CommentCreateSerializer(StrictSerializer):
@@ -70,7 +67,7 @@ class CommentSerializer(serializers.ModelSerializer):
     """A comment; replies point at their thread's root in `parent`."""
 
     revision = serializers.IntegerField(source="revision.number")
-    author = serializers.SerializerMethodField()
+    author = UsernameField()
     fieldPath = serializers.CharField(source="field_path")
 
     class Meta:
@@ -87,9 +84,6 @@ class CommentSerializer(serializers.ModelSerializer):
             "created",
         ]
         read_only_fields = fields
-
-    def get_author(self, comment: Comment) -> str:
-        return comment.author.get_username() if comment.author else ""
 
 
 class TestCaseSerializer(serializers.ModelSerializer):

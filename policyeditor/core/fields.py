@@ -35,3 +35,23 @@ class OrderedJSONField(models.JSONField):
             return value
         # django-stubs types `value` as str | None; Django hands it to json.loads, which reads bytes.
         return super().from_db_value(value, expression, connection)  # type: ignore[arg-type]
+
+
+def storage_limit_fields(
+    drafts: str, whose: str
+) -> tuple[
+    models.PositiveIntegerField, models.PositiveIntegerField, models.PositiveBigIntegerField
+]:
+    """The max_drafts, max_revisions and max_bytes overrides of a storage quota (empty: the
+    default, 0: no limit); `drafts` says which drafts count, `whose` whose revisions."""
+    return (
+        models.PositiveIntegerField(null=True, blank=True, help_text=f"{drafts} (0: no limit)"),
+        models.PositiveIntegerField(
+            null=True, blank=True, help_text=f"revisions of {whose} drafts (0: no limit)"
+        ),
+        models.PositiveBigIntegerField(
+            null=True,
+            blank=True,
+            help_text=f"bytes of the revisions of {whose} drafts (0: no limit)",
+        ),
+    )

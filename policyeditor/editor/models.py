@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from policyeditor.core.fields import OrderedJSONField
+from policyeditor.core.fields import OrderedJSONField, storage_limit_fields
 from policyeditor.engine import objects
 from policyeditor.engine.versions import DEFAULT_VERSION
 
@@ -184,14 +184,8 @@ class UserQuota(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="storage_quota"
     )
-    max_drafts = models.PositiveIntegerField(
-        null=True, blank=True, help_text="drafts the user may own (0: no limit)"
-    )
-    max_revisions = models.PositiveIntegerField(
-        null=True, blank=True, help_text="revisions of the user's drafts (0: no limit)"
-    )
-    max_bytes = models.PositiveBigIntegerField(
-        null=True, blank=True, help_text="bytes of the revisions of the user's drafts (0: no limit)"
+    max_drafts, max_revisions, max_bytes = storage_limit_fields(
+        "drafts the user may own", "the user's"
     )
 
     def __str__(self) -> str:

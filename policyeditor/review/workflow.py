@@ -7,6 +7,8 @@ editing an approved draft starts a new draft revision on top while the approved 
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
@@ -173,6 +175,26 @@ def _decide(
     return review, workflow
 
 
+def _record_decision(
+    action: str,
+    user,
+    draft: Draft,
+    workflow: DraftWorkflow,
+    review: Review,
+    detail: dict[str, Any] | None = None,
+) -> None:
+    """The audit event of a review decision, notifying the draft's owner and the revision's author."""
+    audit.record(
+        action,
+        actor=user,
+        draft=draft,
+        team=workflow.team,
+        revision_number=review.revision.number,
+        detail=detail,
+        notify=[draft.owner, review.revision.author],
+    )
+
+
 @transaction.atomic
 def approve(user, draft: Draft, *, revision_number, body: str = "") -> Review:
     """Approve the revision under review; with enough approvals the draft is approved."""
@@ -185,15 +207,8 @@ def approve(user, draft: Draft, *, revision_number, body: str = "") -> Review:
         workflow.approved_revision = review.revision
         workflow.save(update_fields=["approved_revision", "updated"])
         _set_status(draft, Status.APPROVED)
-    audit.record(
-        Action.APPROVED,
-        actor=user,
-        draft=draft,
-        team=workflow.team,
-        revision_number=review.revision.number,
-        detail={"approvals": count, "required": needed, "complete": complete},
-        notify=[draft.owner, review.revision.author],
-    )
+    detail = {"approvals": count, "required": needed, "complete": complete}
+    _record_decision(Action.APPROVED, user, draft, workflow, review, detail)
     return review
 
 
@@ -203,14 +218,7 @@ def request_changes(user, draft: Draft, *, revision_number, body: str) -> Review
     draft = _locked(draft)
     review, workflow = _decide(user, draft, revision_number, Decision.REQUEST_CHANGES, body or "")
     _set_status(draft, Status.CHANGES_REQUESTED)
-    audit.record(
-        Action.CHANGES_REQUESTED,
-        actor=user,
-        draft=draft,
-        team=workflow.team,
-        revision_number=review.revision.number,
-        notify=[draft.owner, review.revision.author],
-    )
+    _record_decision(Action.CHANGES_REQUESTED, user, draft, workflow, review)
     return review
 
 

@@ -6,6 +6,8 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import models
 
+from policyeditor.core.fields import storage_limit_fields
+
 
 class Role(models.TextChoices):
     """A member's role in a team; each role can do everything the roles before it can."""
@@ -87,15 +89,7 @@ class TeamQuota(models.Model):
     """An administrator's override of one team's storage limits; empty fields keep the defaults."""
 
     team = models.OneToOneField(Team, on_delete=models.CASCADE, related_name="storage_quota")
-    max_drafts = models.PositiveIntegerField(
-        null=True, blank=True, help_text="drafts in the team (0: no limit)"
-    )
-    max_revisions = models.PositiveIntegerField(
-        null=True, blank=True, help_text="revisions of the team's drafts (0: no limit)"
-    )
-    max_bytes = models.PositiveBigIntegerField(
-        null=True, blank=True, help_text="bytes of the revisions of the team's drafts (0: no limit)"
-    )
+    max_drafts, max_revisions, max_bytes = storage_limit_fields("drafts in the team", "the team's")
 
     def __str__(self) -> str:
         return f"storage quota of {self.team}"

@@ -196,12 +196,7 @@ class Program:
                 # No helper call per read: the holders are filled (memoised reads cost nothing).
                 expression = self._resolved_expression or self._resolved() or expression
         try:
-            engine_activation = activation.engine_activation(
-                self._engine_env,
-                authorizer=with_authorizer,
-                match_condition=self._match_condition,
-                resolver=resolver,
-            )
+            engine_activation = self._engine_activation(activation, with_authorizer, resolver)
             value = expression.eval(activation=engine_activation)
             # _inspect, inline: this runs for every expression evaluated.
             try:
@@ -254,6 +249,17 @@ class Program:
             self._literal_result = (True, plain)
         return True, plain
 
+    def _engine_activation(
+        self, activation: Activation, with_authorizer: bool, resolver: Any
+    ) -> Any:
+        """The engine's activation of `activation` for this program's environment."""
+        return activation.engine_activation(
+            self._engine_env,
+            authorizer=with_authorizer,
+            match_condition=self._match_condition,
+            resolver=resolver,
+        )
+
     def _run_with_selects(
         self, activation: Activation, state: EvalState, with_authorizer: bool, resolver: Any
     ) -> Any:
@@ -275,12 +281,7 @@ class Program:
                 return None
         token = CURRENT.set(state)
         try:
-            engine_activation = activation.engine_activation(
-                self._engine_env,
-                authorizer=with_authorizer,
-                match_condition=self._match_condition,
-                resolver=resolver,
-            )
+            engine_activation = self._engine_activation(activation, with_authorizer, resolver)
             return self._select_expression.eval(activation=engine_activation)
         except CostExceeded:
             return None

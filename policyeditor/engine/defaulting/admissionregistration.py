@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from policyeditor.engine.defaulting.record import deep_copy
 from policyeditor.engine.objects import ADMISSION_KINDS, POLICY_KINDS
 
 
@@ -71,30 +72,8 @@ def default_in_place(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def _deep_copy(value: Any) -> Any:
-    """Copy nested dicts and lists without recursion (a hostile document may nest deeply)."""
-    if not isinstance(value, dict | list):
-        return value
-    root: Any = {} if isinstance(value, dict) else []
-    stack = [(value, root)]
-    while stack:
-        source, target = stack.pop()
-        items = source.items() if isinstance(source, dict) else enumerate(source)
-        for key, item in items:
-            if isinstance(item, dict | list):
-                copied: Any = {} if isinstance(item, dict) else []
-                stack.append((item, copied))
-            else:
-                copied = item
-            if isinstance(target, dict):
-                target[key] = copied
-            else:
-                target.append(copied)
-    return root
-
-
 def apply_defaults(doc: dict[str, Any]) -> dict[str, Any]:
     """A defaulted deep copy of `doc`, as the API server defaults it before validation."""
     if not isinstance(doc, dict):
         return doc
-    return default_in_place(_deep_copy(doc))
+    return default_in_place(deep_copy(doc))

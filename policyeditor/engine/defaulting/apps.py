@@ -19,20 +19,27 @@ def _spec(obj: dict[str, Any], rec: Recorder) -> tuple[dict[str, Any] | None, st
     return child(obj, "spec", "", rec, value=True)
 
 
+def _default_rolling_update(
+    spec: dict[str, Any], key: str, path: str, rec: Recorder, max_unavailable: Any, max_surge: Any
+) -> None:
+    """The strategy at spec[key]: type RollingUpdate and, for that type, its two limits."""
+    strategy, strategy_path = child(spec, key, path, rec, value=True)
+    if strategy is not None:
+        rec.default(strategy, "type", "RollingUpdate", strategy_path)
+        if strategy.get("type") == "RollingUpdate":
+            rolling, rolling_path = child(strategy, "rollingUpdate", strategy_path, rec, value=True)
+            if rolling is not None:
+                rec.default_pointer(rolling, "maxUnavailable", max_unavailable, rolling_path)
+                rec.default_pointer(rolling, "maxSurge", max_surge, rolling_path)
+
+
 def default_deployment(obj: dict[str, Any], rec: Recorder) -> None:
     """SetDefaults_Deployment: replicas 1, RollingUpdate 25%/25%, history 10, deadline 600s."""
     spec, path = _spec(obj, rec)
     if spec is None:
         return
     rec.default_pointer(spec, "replicas", 1, path)
-    strategy, strategy_path = child(spec, "strategy", path, rec, value=True)
-    if strategy is not None:
-        rec.default(strategy, "type", "RollingUpdate", strategy_path)
-        if strategy.get("type") == "RollingUpdate":
-            rolling, rolling_path = child(strategy, "rollingUpdate", strategy_path, rec, value=True)
-            if rolling is not None:
-                rec.default_pointer(rolling, "maxUnavailable", "25%", rolling_path)
-                rec.default_pointer(rolling, "maxSurge", "25%", rolling_path)
+    _default_rolling_update(spec, "strategy", path, rec, "25%", "25%")
     rec.default_pointer(spec, "revisionHistoryLimit", 10, path)
     rec.default_pointer(spec, "progressDeadlineSeconds", 600, path)
     default_template_of(spec, path, rec)
@@ -43,14 +50,7 @@ def default_daemon_set(obj: dict[str, Any], rec: Recorder) -> None:
     spec, path = _spec(obj, rec)
     if spec is None:
         return
-    strategy, strategy_path = child(spec, "updateStrategy", path, rec, value=True)
-    if strategy is not None:
-        rec.default(strategy, "type", "RollingUpdate", strategy_path)
-        if strategy.get("type") == "RollingUpdate":
-            rolling, rolling_path = child(strategy, "rollingUpdate", strategy_path, rec, value=True)
-            if rolling is not None:
-                rec.default_pointer(rolling, "maxUnavailable", 1, rolling_path)
-                rec.default_pointer(rolling, "maxSurge", 0, rolling_path)
+    _default_rolling_update(spec, "updateStrategy", path, rec, 1, 0)
     rec.default_pointer(spec, "revisionHistoryLimit", 10, path)
     default_template_of(spec, path, rec)
 

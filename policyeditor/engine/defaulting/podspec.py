@@ -123,16 +123,21 @@ def default_claim_spec(spec: dict[str, Any], path: str, rec: Recorder) -> None:
     rec.default_pointer(spec, "volumeMode", "Filesystem", path)
 
 
+def _default_downward_items(parent: dict[str, Any], path: str, rec: Recorder) -> None:
+    """The fieldRef defaults of every item of parent's downwardAPI source."""
+    downward, downward_path = child(parent, "downwardAPI", path, rec)
+    if downward is not None:
+        for item, item_path in items(downward, "items", downward_path):
+            default_field_ref(item, item_path, rec)
+
+
 def _default_projection(projected: dict[str, Any], path: str, rec: Recorder) -> None:
     rec.default_pointer(projected, "defaultMode", VOLUME_MODE_0644, path)
     for source, source_path in items(projected, "sources", path):
         token, token_path = child(source, "serviceAccountToken", source_path, rec)
         if token is not None:
             rec.default_pointer(token, "expirationSeconds", TOKEN_EXPIRATION_SECONDS, token_path)
-        downward, downward_path = child(source, "downwardAPI", source_path, rec)
-        if downward is not None:
-            for item, item_path in items(downward, "items", downward_path):
-                default_field_ref(item, item_path, rec)
+        _default_downward_items(source, source_path, rec)
 
 
 def default_volume(volume: dict[str, Any], path: str, rec: Recorder) -> None:
@@ -144,10 +149,7 @@ def default_volume(volume: dict[str, Any], path: str, rec: Recorder) -> None:
         source, source_path = child(volume, mode_key, path, rec)
         if source is not None:
             rec.default_pointer(source, "defaultMode", VOLUME_MODE_0644, source_path)
-    downward, downward_path = child(volume, "downwardAPI", path, rec)
-    if downward is not None:
-        for item, item_path in items(downward, "items", downward_path):
-            default_field_ref(item, item_path, rec)
+    _default_downward_items(volume, path, rec)
     projected, projected_path = child(volume, "projected", path, rec)
     if projected is not None:
         _default_projection(projected, projected_path, rec)

@@ -42,6 +42,7 @@ __all__ = [
     "dump_documents",
     "load_documents",
     "load_file",
+    "load_json_value",
 ]
 
 

@@ -11,6 +11,7 @@ each field consults.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,28 @@ class Preexisting:
     audit_annotations: set[str] = field(default_factory=set)
     apply_configurations: set[str] = field(default_factory=set)
     json_patches: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class FieldKind:
+    """A kind of expression field: the CEL context it compiles in, the result types it may
+    have, the old expressions that make it compile as stored, and whether it sees variables."""
+
+    context: str
+    expected: tuple[str, ...] | None
+    preexisting: Callable[[Preexisting], set[str]]
+    with_variables: bool = True
+
+
+MATCH_CONDITION = FieldKind("matchCondition", BOOL, lambda old: old.match_conditions, False)
+# validation.go consults the old *validation* expressions for variables (sic).
+VARIABLE = FieldKind("variable", None, lambda old: old.validations)
+VALIDATION = FieldKind("validation", BOOL, lambda old: old.validations)
+MESSAGE_EXPRESSION = FieldKind("messageExpression", STRING, lambda old: old.message_expressions)
+AUDIT_ANNOTATION = FieldKind("auditAnnotation", STRING_OR_NULL, lambda old: old.audit_annotations)
+# validation.go consults the old applyConfiguration set for JSONPatch too (sic).
+APPLY_CONFIGURATION = FieldKind("mutation", OBJECT, lambda old: old.apply_configurations)
+JSON_PATCH = FieldKind("mutation", JSON_PATCHES, lambda old: old.apply_configurations)
 
 
 def _strings(items: Any, *keys: str) -> set[str]:
@@ -137,18 +160,31 @@ class CelChecker:
             return [invalid(path, shown, reason)], output
         return [], output
 
+    def check_field(
+        self,
+        kind: FieldKind,
+        source: str,
+        path: str,
+        *,
+        original: str | None = None,
+        shown: str | None = None,
+    ) -> tuple[list[FieldError], str | None]:
+        """check() of a `kind` field: `original` (the untrimmed field, default `source`) decides
+        stored, and is what an error shows unless `shown` is given."""
+        original = source if original is None else original
+        return self.check(
+            source,
+            path=path,
+            shown=original if shown is None else shown,
+            context=kind.context,
+            expected=kind.expected,
+            stored=original in kind.preexisting(self.preexisting),
+            with_variables=kind.with_variables,
+        )
+
     def add_variable(self, name: str, expression: str, path: str) -> list[FieldError]:
         """CompileAndStoreVariable: compile with the earlier variables, then declare this one."""
-        # validation.go consults the old *validation* expressions for variables (sic).
-        stored = expression in self.preexisting.validations
-        errors, output = self.check(
-            expression,
-            path=path,
-            shown=expression,
-            context="variable",
-            expected=None,
-            stored=stored,
-        )
+        errors, output = self.check_field(VARIABLE, expression, path)
         self.variable_names.append(name)
         # A variable that does not compile is still declared, as dyn.
         self.variable_types.append(declarable(output) if output and not errors else "dyn")

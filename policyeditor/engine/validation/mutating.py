@@ -10,7 +10,7 @@ from typing import Any
 
 from policyeditor.engine.apimachinery import child, index, invalid, not_supported, required
 from policyeditor.engine.errors import FieldError
-from policyeditor.engine.validation.cel import JSON_PATCHES, OBJECT, CelChecker
+from policyeditor.engine.validation.cel import APPLY_CONFIGURATION, JSON_PATCH, CelChecker
 from policyeditor.engine.validation.policy import (
     validate_match_conditions,
     validate_policy_common,
@@ -33,17 +33,10 @@ def _validate_patch_expression(
     trimmed = _go_trim(expression)
     if not trimmed:
         return [required(child(at, "expression"))]
-    # validation.go consults the old applyConfiguration set for JSONPatch too (sic).
-    stored = expression in checker.preexisting.apply_configurations
-    found, _ = checker.check(
-        trimmed,
-        path=child(at, "expression"),
-        shown=trimmed,
-        context="mutation",
-        expected=OBJECT if apply else JSON_PATCHES,
-        stored=stored,
-    )
-    return found
+    kind = APPLY_CONFIGURATION if apply else JSON_PATCH
+    return checker.check_field(
+        kind, trimmed, child(at, "expression"), original=expression, shown=trimmed
+    )[0]
 
 
 def _validate_mutation(mutation: dict[str, Any], at: str, checker: CelChecker) -> list[FieldError]:

@@ -21,7 +21,14 @@ from policyeditor.engine.apimachinery import (
     validate_qualified_name,
 )
 from policyeditor.engine.errors import FieldError
-from policyeditor.engine.validation.cel import BOOL, STRING, STRING_OR_NULL, CelChecker
+from policyeditor.engine.validation.cel import (
+    AUDIT_ANNOTATION,
+    MATCH_CONDITION,
+    MESSAGE_EXPRESSION,
+    VALIDATION,
+    VARIABLE,
+    CelChecker,
+)
 from policyeditor.engine.validation.rules import (
     validate_failure_policy,
     validate_match_resources,
@@ -89,17 +96,7 @@ def validate_match_conditions(
         if not expression:
             errors.append(required(child(at, "expression")))
         else:
-            stored = expression in checker.preexisting.match_conditions
-            found, _ = checker.check(
-                expression,
-                path=child(at, "expression"),
-                shown=expression,
-                context="matchCondition",
-                expected=BOOL,
-                stored=stored,
-                with_variables=False,
-            )
-            errors.extend(found)
+            errors += checker.check_field(MATCH_CONDITION, expression, child(at, "expression"))[0]
         name = condition.get("name", "")
         if not name:
             errors.append(required(child(at, "name")))
@@ -138,15 +135,7 @@ def validate_variables(
             errors.extend(checker.add_variable(name, expression, child(at, "expression")))
         else:
             # Not declarable under a bad name, but its own errors still count.
-            found, _ = checker.check(
-                expression,
-                path=child(at, "expression"),
-                shown=expression,
-                context="variable",
-                expected=None,
-                stored=expression in checker.preexisting.validations,
-            )
-            errors.extend(found)
+            errors += checker.check_field(VARIABLE, expression, child(at, "expression"))[0]
     return errors
 
 
@@ -160,15 +149,7 @@ def _validate_validation(
     if not _go_trim(expression):
         errors.append(required(child(at, "expression"), "expression is not specified"))
     else:
-        found, _ = checker.check(
-            expression,
-            path=child(at, "expression"),
-            shown=expression,
-            context="validation",
-            expected=BOOL,
-            stored=expression in checker.preexisting.validations,
-        )
-        errors.extend(found)
+        errors += checker.check_field(VALIDATION, expression, child(at, "expression"))[0]
     if message_expression and not _go_trim(message_expression):
         errors.append(
             invalid(
@@ -177,15 +158,9 @@ def _validate_validation(
         )
     elif _go_trim(message_expression):
         # Compiled untrimmed so that columns match the field's text.
-        found, _ = checker.check(
-            message_expression,
-            path=child(at, "messageExpression"),
-            shown=message_expression,
-            context="messageExpression",
-            expected=STRING,
-            stored=message_expression in checker.preexisting.message_expressions,
-        )
-        errors.extend(found)
+        errors += checker.check_field(
+            MESSAGE_EXPRESSION, message_expression, child(at, "messageExpression")
+        )[0]
     trimmed_message = _go_trim(message)
     if message and not trimmed_message:
         errors.append(invalid(child(at, "message"), message, "must be non-empty if specified"))
@@ -219,15 +194,9 @@ def _validate_audit_annotation(
             )
         )
     else:
-        found, _ = checker.check(
-            trimmed,
-            path=child(at, "valueExpression"),
-            shown=value_expression,
-            context="auditAnnotation",
-            expected=STRING_OR_NULL,
-            stored=value_expression in checker.preexisting.audit_annotations,
-        )
-        errors.extend(found)
+        errors += checker.check_field(
+            AUDIT_ANNOTATION, trimmed, child(at, "valueExpression"), original=value_expression
+        )[0]
     return errors
 
 

@@ -83,9 +83,7 @@ def prepare(
                 var = ref_name[len("variables.") :]
                 used_variables.append(var)
                 node_id = node.id
-                node.Clear()
-                node.id = node_id
-                node.call_expr.function = VARIABLE_FN
+                _as_call(node, node_id, VARIABLE_FN)
                 arg = node.call_expr.args.add()
                 arg.id = next_id
                 arg.const_expr.string_value = var
@@ -209,10 +207,7 @@ def _hold_variables(out: Any, next_id: int, *, direct: bool = False) -> int:
         ready.call_expr.function = VARIABLE_READY_FN
         out.type_map[next_id].primitive = 1  # BOOL
         out.reference_map[next_id].overload_id.append(f"{VARIABLE_READY_FN}_string")
-        node.Clear()
-        node.id = node_id
-        node.call_expr.function = "_?_:_"
-        node.call_expr.args.add().CopyFrom(ready)
+        _as_call(node, node_id, "_?_:_", ready)
         index = node.call_expr.args.add()
         index.id = next_id + 1
         _holder_read(out, index, name, next_id + 2)
@@ -226,6 +221,15 @@ def _hold_variables(out: Any, next_id: int, *, direct: bool = False) -> int:
         out.reference_map[node_id].overload_id.append("conditional")
         next_id += 5
     return next_id
+
+
+def _as_call(node: Any, node_id: int, function: str, *operands: Any) -> None:
+    """Turn node, in place, into the call `function` with id node_id and copies of operands."""
+    node.Clear()
+    node.id = node_id
+    node.call_expr.function = function
+    for operand in operands:
+        node.call_expr.args.add().CopyFrom(operand)
 
 
 def _holder_read(out: Any, index: Any, name: str, next_id: int) -> None:
@@ -249,10 +253,7 @@ def _optional_from_list(out: Any, node: Any, next_id: int) -> int:
     out.type_map[next_id].list_type.elem_type.dyn.SetInParent()
     out.reference_map[next_id].CopyFrom(out.reference_map[node.id])
     node_id = node.id
-    node.Clear()
-    node.id = node_id
-    node.call_expr.function = "_[?_]"
-    node.call_expr.args.add().CopyFrom(inner)
+    _as_call(node, node_id, "_[?_]", inner)
     index = node.call_expr.args.add()
     index.id = next_id + 1
     index.const_expr.int64_value = 0
@@ -277,10 +278,7 @@ def _wrap_go_zero_time(out: Any, node: Any, next_id: int) -> int:
         return next_id
     inner = ast_pb.Expr()
     inner.CopyFrom(arg)
-    arg.Clear()
-    arg.id = next_id
-    arg.call_expr.function = GO_ZERO_TIME_FN
-    arg.call_expr.args.add().CopyFrom(inner)
+    _as_call(arg, next_id, GO_ZERO_TIME_FN, inner)
     out.type_map[next_id].CopyFrom(arg_type)
     out.reference_map[next_id].overload_id.append(f"{GO_ZERO_TIME_FN}_timestamp")
     return next_id + 1
@@ -295,9 +293,7 @@ def _charge_wrap(out: Any, expr: Any, amount: int, next_id: int) -> int:
     """Replace bool expr by __k8s_cost(amount, expr) in place."""
     inner = ast_pb.Expr()
     inner.CopyFrom(expr)
-    expr.Clear()
-    expr.id = next_id
-    expr.call_expr.function = COST_FN
+    _as_call(expr, next_id, COST_FN)
     constant = expr.call_expr.args.add()
     constant.id = next_id + 1
     constant.const_expr.int64_value = amount
