@@ -56,6 +56,20 @@ def record(
     return event
 
 
+def notifications_for(user) -> QuerySet[Notification]:
+    """The user's notifications about their own drafts and the teams they are still in.
+
+    Filtered when read, not deleted when a member leaves: a removed member stops seeing the team's
+    draft names at once, and sees them again if they rejoin.
+    """
+    notifications = Notification.objects.filter(user=user)
+    if user.is_staff:
+        return notifications
+    return notifications.filter(
+        Q(event__team__isnull=True) | Q(event__team__in=teams_of(user).values("pk"))
+    )
+
+
 def events_for(
     user, *, team: Team | None = None, draft_id: int | None = None, action: str = ""
 ) -> QuerySet[AuditEvent]:

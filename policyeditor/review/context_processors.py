@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-from policyeditor.review.models import Action, Notification
+from policyeditor.review.models import Action
 
 
 def reviews(request: HttpRequest) -> dict:
@@ -16,12 +16,14 @@ def reviews(request: HttpRequest) -> dict:
     if htmx and not htmx.boosted:
         # HTMX fragments (live validation, previews) render no header: skip the two count queries.
         return {}
+    from policyeditor.review.audit import notifications_for
     from policyeditor.review.workflow import waiting_reviews
 
     waiting = waiting_reviews(user).count()
     # Review requests already count as waiting reviews; the rest are "changes on my drafts".
     unread = (
-        Notification.objects.filter(user=user, read=False)
+        notifications_for(user)
+        .filter(read=False)
         .exclude(event__action=Action.REVIEW_REQUESTED)
         .count()
     )

@@ -26,6 +26,14 @@ class DraftWorkflow(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     review_requested_at = models.DateTimeField(null=True, blank=True)
+    # A pending request to move the draft out of its team; the team's admin approves or declines.
+    move_to = models.ForeignKey(
+        Team, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    move_requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    move_requested_at = models.DateTimeField(null=True, blank=True)
     updated = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
@@ -49,6 +57,8 @@ class Review(models.Model):
     )
     decision = models.CharField(max_length=20, choices=Decision.choices)
     body = models.TextField(blank=True)
+    # Set when the draft left the team whose reviewer decided: the decision no longer counts.
+    withdrawn = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -98,6 +108,9 @@ class Action(models.TextChoices):
     CREATED = "created", "created the draft"
     EDITED = "edited", "saved a revision"
     TEAM_ASSIGNED = "team_assigned", "moved the draft to a team"
+    MOVED_OUT = "moved_out", "moved the draft out of the team"
+    MOVE_REQUESTED = "move_requested", "asked to move the draft out of the team"
+    MOVE_DECLINED = "move_declined", "declined moving the draft out of the team"
     REVIEW_REQUESTED = "review_requested", "requested review"
     REVIEW_WITHDRAWN = "review_withdrawn", "withdrew the review request"
     APPROVED = "approved", "approved"

@@ -15,14 +15,13 @@ from django.utils import timezone
 
 from policyeditor.editor.models import Draft, Revision, Status
 from policyeditor.engine.manifests.loading import dump_documents
-from policyeditor.review import audit
+from policyeditor.review import audit, moves
 from policyeditor.review.models import Action, Decision, DraftWorkflow, Review, ShareLink
 from policyeditor.review.permissions import can_edit, can_review, can_view
 
 # The refusals are the teams app's, so team and review actions are caught alike.
 from policyeditor.teams.errors import NotAllowed, WorkflowError
 from policyeditor.teams.models import ROLE_RANK, Membership, Role, Team
-from policyeditor.teams.roles import has_role
 
 
 def _locked(draft: Draft) -> Draft:
@@ -72,7 +71,7 @@ def approved_revision(draft: Draft) -> Revision | None:
 
 def approvals(draft: Draft, revision: Revision) -> QuerySet[Review]:
     """Approvals of `revision` that still count (the reviewer's latest decision on it)."""
-    reviews = Review.objects.filter(draft=draft, revision=revision)
+    reviews = Review.objects.filter(draft=draft, revision=revision, withdrawn=False)
     latest_ids = []
     seen = set()
     for review in reviews.order_by("-created", "-pk"):
@@ -84,16 +83,17 @@ def approvals(draft: Draft, revision: Revision) -> QuerySet[Review]:
 
 @transaction.atomic
 def assign_team(user, draft: Draft, team: Team) -> DraftWorkflow:
-    """Move a draft into `team`; the user must edit the draft now and be an author in the team."""
+    """Move a draft into `team`: a personal draft by its author, a team's draft as `moves` rules.
+
+    The returned workflow's team is still the old one when the move waits for an admin's approval.
+    """
     draft = _locked(draft)
-    if not can_edit(user, draft) or not has_role(user, team, Role.AUTHOR):
-        raise NotAllowed("You must be an author of this draft and of the team.")
-    workflow, created = DraftWorkflow.objects.get_or_create(draft=draft, defaults={"team": team})
+    moves.check_destination(user, draft, team)
+    workflow, created = DraftWorkflow.objects.select_related("team").get_or_create(
+        draft=draft, defaults={"team": team}
+    )
     if not created and workflow.team_id != team.pk:
-        if draft.status == Status.IN_REVIEW:
-            raise WorkflowError("A draft in review cannot move to another team.")
-        workflow.team = team
-        workflow.save(update_fields=["team", "updated"])
+        return moves.move_or_request(user, draft, workflow, team)
     audit.record(
         Action.TEAM_ASSIGNED, actor=user, draft=draft, team=team, detail={"team": team.name}
     )
@@ -302,7 +302,7 @@ def waiting_reviews(user) -> QuerySet[Draft]:
     teams = Membership.objects.filter(user=user, role__in=roles).values("team_id")
     latest = Revision.objects.filter(draft=OuterRef("pk")).order_by("-number")
     decided = Review.objects.filter(
-        draft=OuterRef("pk"), revision_id=OuterRef("latest_id"), reviewer=user
+        draft=OuterRef("pk"), revision_id=OuterRef("latest_id"), reviewer=user, withdrawn=False
     )
     # One query (the header badge runs it on every page): annotate the latest revision, then
     # drop drafts whose latest revision the user wrote or already decided on.

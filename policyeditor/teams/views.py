@@ -87,10 +87,15 @@ def team_member(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Add a member or change a role (action=add), or remove one (action=remove)."""
     team = _team_for(request.user, pk)
     back = _url(request, "team", team)
+    if not can_manage(request.user, team):
+        # Refused before the username is looked up: a member who is not an admin must not learn
+        # from the answer whether an account exists.
+        return forbidden(request, "Only team admins manage members.", back=back)
     username = request.POST.get("username", "").strip()
-    member = get_user_model().objects.filter(username=username).first()
+    member = get_user_model().objects.filter(username=username, is_active=True).first()
     if member is None:
-        messages.error(request, f"No user named {username!r}.")
+        # Unknown and deactivated accounts get the same answer.
+        messages.error(request, f"No active user named {username!r}.")
         return redirect(back)
     if request.POST.get("action") == "remove":
         return perform(

@@ -47,3 +47,22 @@ def test_events_are_filtered_by_team_draft_and_action_and_hidden_from_other_team
 def test_the_actor_is_not_notified_of_their_own_action(draft, alice):
     event = audit.record(Action.COMMENTED, actor=alice, draft=draft, notify=[alice])
     assert not event.notifications.exists()
+
+
+def test_a_removed_member_no_longer_sees_notifications_naming_the_teams_drafts(
+    draft, alice, bob, dave, as_user
+):
+    from django.urls import reverse
+
+    from policyeditor.teams import services as teams
+
+    workflow.request_review(alice, draft)  # notifies bob, a reviewer of team-a
+    assert audit.notifications_for(bob).exists()
+    inbox = reverse("review:inbox")
+    assert "replica-limit" in as_user(bob).get(inbox).content.decode()
+    teams.remove_member(dave, draft.workflow.team, bob)
+    assert not audit.notifications_for(bob).exists()
+    page = as_user(bob).get(inbox).content.decode()
+    assert "replica-limit" not in page
+    # The header badge (the context processor) counts only what is still visible.
+    assert as_user(bob).get(reverse("editor:draft_list")).context["reviews_badge"] == 0

@@ -58,3 +58,18 @@ def test_team_changes_are_announced_to_the_apps_above(team, dave, make_user):
         (signals.rules_changed, team, None),
         (signals.member_removed, team, None),
     ]
+
+
+def test_the_last_admin_cannot_demote_themselves_nor_be_demoted(team, dave, make_user):
+    with pytest.raises(WorkflowError, match="at least one admin"):
+        teams.add_member(dave, team, dave, "author")
+    assert team.memberships.get(user=dave).role == "admin"
+    second = make_user("second-admin")
+    teams.add_member(dave, team, second, "admin")
+    teams.add_member(second, team, dave, "viewer")  # another admin remains: allowed
+    assert team.memberships.get(user=dave).role == "viewer"
+    with pytest.raises(WorkflowError, match="at least one admin"):
+        teams.add_member(second, team, second, "reviewer")
+    with pytest.raises(WorkflowError, match="at least one admin"):
+        teams.remove_member(second, team, second)
+    assert team.memberships.filter(role="admin").count() == 1

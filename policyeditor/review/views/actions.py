@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import get_draft_for
-from policyeditor.review import comments, workflow
+from policyeditor.review import comments, moves, workflow
 from policyeditor.review.models import Comment, ShareLink
 from policyeditor.review.views.common import draft_and_revision, perform
 from policyeditor.review.views.revisions import revision_url
@@ -22,15 +24,45 @@ def _latest_url(draft) -> str:
 
 @require_POST
 def assign_team(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """Move the draft into one of the user's teams."""
+    """Move the draft into one of the user's teams (or ask its team's admins to let it go)."""
     draft = get_draft_for(request.user, pk)
     team = teams_of(request.user).filter(pk=_int(request.POST.get("team", ""))).first()
     if team is None:
         raise Http404("No such team")
+
+    def move() -> None:
+        moved = workflow.assign_team(request.user, draft, team)
+        if moved.team_id == team.pk:
+            messages.success(request, f"The draft now belongs to {team.name}.")
+        else:
+            messages.info(
+                request,
+                f"Asked the admins of {moved.team.name} to approve moving the draft to {team.name}.",
+            )
+
+    return perform(request, move, success="", back=_latest_url(draft))
+
+
+@require_POST
+def approve_move(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """A team admin lets the draft's owner move it to the team they asked for."""
+    draft = get_draft_for(request.user, pk)
     return perform(
         request,
-        lambda: workflow.assign_team(request.user, draft, team),
-        success=f"The draft now belongs to {team.name}.",
+        lambda: moves.approve_move(request.user, draft),
+        success="Move approved: the draft left the team.",
+        back=reverse("review:inbox"),
+    )
+
+
+@require_POST
+def decline_move(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """A team admin declines a move request, or its requester takes it back."""
+    draft = get_draft_for(request.user, pk)
+    return perform(
+        request,
+        lambda: moves.decline_move(request.user, draft),
+        success="Move request declined.",
         back=_latest_url(draft),
     )
 

@@ -19,14 +19,14 @@ def inbox(request: AuthenticatedRequest) -> HttpResponse:
     """The reviews page: what waits for me, what happened on my drafts, my teams' drafts."""
     user = request.user
     notifications = (
-        Notification.objects.filter(user=user)
+        audit.notifications_for(user)
         .select_related("event", "event__draft")
         .order_by("read", "-created", "-pk")[:50]
     )
     context = {
         "waiting": workflow.waiting_reviews(user).select_related("owner", "workflow__team"),
         "notifications": notifications,
-        "unread": Notification.objects.filter(user=user, read=False).count(),
+        "unread": audit.notifications_for(user).filter(read=False).count(),
         "team_drafts": visible_drafts(user)
         .filter(workflow__isnull=False)
         .select_related("owner", "workflow__team")

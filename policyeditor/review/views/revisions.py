@@ -21,7 +21,7 @@ from policyeditor.review.diffs import document_label
 from policyeditor.review.models import Review, ShareLink
 from policyeditor.review.permissions import team_of
 from policyeditor.review.views.common import draft_and_revision, safe_filename
-from policyeditor.teams.roles import teams_of
+from policyeditor.teams.roles import can_manage, teams_of
 
 # The review page lists this many of the newest revisions (plus the one shown, the approved one
 # and the baseline); the history page has them all. Rendering every revision made the page's time
@@ -90,6 +90,7 @@ def revision_page(request: HtmxHttpRequest, pk: int, number: int) -> HttpRespons
         "older_revisions_hidden": older_hidden,
         "team": team_of(draft),
         "teams": teams_of(user),
+        "can_manage_team": team_of(draft) is not None and can_manage(user, team_of(draft)),
         "approved": approved,
         "is_latest": is_latest,
         "baseline": baseline,
