@@ -83,14 +83,15 @@ def revision_page(request: HtmxHttpRequest, pk: int, number: int) -> HttpRespons
     can_review = permissions.can_review(user, draft)
     in_review = draft.status == Status.IN_REVIEW
     threads = comments.threads_for(draft)
+    team = team_of(draft)
     context = {
         "draft": draft,
         "revision": revision,
         "revisions": recent,
         "older_revisions_hidden": older_hidden,
-        "team": team_of(draft),
+        "team": team,
         "teams": teams_of(user),
-        "can_manage_team": team_of(draft) is not None and can_manage(user, team_of(draft)),
+        "can_manage_team": team is not None and can_manage(user, team),
         "approved": approved,
         "is_latest": is_latest,
         "baseline": baseline,
