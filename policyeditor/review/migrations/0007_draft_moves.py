@@ -6,37 +6,75 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('review', '0006_impactrun_defaulting'),
-        ('teams', '0002_teamquota'),
+        ("review", "0006_impactrun_defaulting"),
+        ("teams", "0002_teamquota"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='draftworkflow',
-            name='move_requested_at',
+            model_name="draftworkflow",
+            name="move_requested_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='draftworkflow',
-            name='move_requested_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="draftworkflow",
+            name="move_requested_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='draftworkflow',
-            name='move_to',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='teams.team'),
+            model_name="draftworkflow",
+            name="move_to",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="teams.team",
+            ),
         ),
         migrations.AddField(
-            model_name='review',
-            name='withdrawn',
+            model_name="review",
+            name="withdrawn",
             field=models.BooleanField(default=False),
         ),
         migrations.AlterField(
-            model_name='auditevent',
-            name='action',
-            field=models.CharField(choices=[('created', 'created the draft'), ('edited', 'saved a revision'), ('team_assigned', 'moved the draft to a team'), ('moved_out', 'moved the draft out of the team'), ('move_requested', 'asked to move the draft out of the team'), ('move_declined', 'declined moving the draft out of the team'), ('review_requested', 'requested review'), ('review_withdrawn', 'withdrew the review request'), ('approved', 'approved'), ('changes_requested', 'requested changes'), ('commented', 'commented'), ('resolved', 'resolved a thread'), ('unresolved', 'reopened a thread'), ('exported', 'exported'), ('shared', 'created a share link'), ('share_revoked', 'revoked a share link'), ('tests_changed', 'changed the saved test cases'), ('imported', 'imported a bundle'), ('impact_analysed', 'ran an impact analysis'), ('deleted', 'deleted the draft'), ('member_added', 'added a member'), ('member_removed', 'removed a member'), ('team_changed', "changed the team's rules")], max_length=20),
+            model_name="auditevent",
+            name="action",
+            field=models.CharField(
+                choices=[
+                    ("created", "created the draft"),
+                    ("edited", "saved a revision"),
+                    ("team_assigned", "moved the draft to a team"),
+                    ("moved_out", "moved the draft out of the team"),
+                    ("move_requested", "asked to move the draft out of the team"),
+                    ("move_declined", "declined moving the draft out of the team"),
+                    ("review_requested", "requested review"),
+                    ("review_withdrawn", "withdrew the review request"),
+                    ("approved", "approved"),
+                    ("changes_requested", "requested changes"),
+                    ("commented", "commented"),
+                    ("resolved", "resolved a thread"),
+                    ("unresolved", "reopened a thread"),
+                    ("exported", "exported"),
+                    ("shared", "created a share link"),
+                    ("share_revoked", "revoked a share link"),
+                    ("tests_changed", "changed the saved test cases"),
+                    ("imported", "imported a bundle"),
+                    ("impact_analysed", "ran an impact analysis"),
+                    ("deleted", "deleted the draft"),
+                    ("member_added", "added a member"),
+                    ("member_removed", "removed a member"),
+                    ("team_changed", "changed the team's rules"),
+                ],
+                max_length=20,
+            ),
         ),
     ]
