@@ -17,6 +17,7 @@ one name, in two suites, are two entries); an expression by its place in the pol
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -176,7 +177,19 @@ class BindingCoverage:
 
     evaluations: int = 0
     not_matched: int = 0
-    outcomes: dict[str, dict[str, int]] = field(default_factory=dict)
+    # A case's steps -> how many evaluations gave exactly these: one lookup per evaluation (most
+    # cases of a suite repeat a few patterns), expanded per item only when a report is written.
+    patterns: Counter[tuple[tuple[str, str], ...]] = field(default_factory=Counter)
+
+    @property
+    def outcomes(self) -> dict[str, dict[str, int]]:
+        """item id -> outcome -> how often, in the order first met."""
+        found: dict[str, dict[str, int]] = {}
+        for steps, count in self.patterns.items():
+            for item, outcome in steps:
+                counts = found.setdefault(item, {})
+                counts[outcome] = counts.get(outcome, 0) + count
+        return found
 
 
 @dataclass
@@ -236,12 +249,14 @@ class PolicyCoverage:
                     "evaluations": binding.evaluations,
                     "notMatched": binding.not_matched,
                     "items": [
-                        {"id": item, "outcomes": dict(binding.outcomes[item])}
+                        {"id": item, "outcomes": outcomes[item]}
                         for item in self.items
-                        if item in binding.outcomes
+                        if item in outcomes
                     ],
                 }
-                for name, binding in self.bindings.items()
+                for name, binding, outcomes in (
+                    (name, binding, binding.outcomes) for name, binding in self.bindings.items()
+                )
             ],
             "notExercised": self.not_exercised,
         }
@@ -254,12 +269,22 @@ class Coverage:
     policies: dict[tuple[str, str, tuple[tuple[str, str], ...]], PolicyCoverage] = field(
         default_factory=dict
     )
+    # id(PolicyItems) -> (it, its entry): the cases of one suite share their PolicyItems objects
+    # (documents_items), so each is looked up by content once, not once per case.
+    _known: dict[int, tuple[PolicyItems, PolicyCoverage]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def add(self, case_trace: CaseTrace, suite: str = "") -> None:
         """Count one case's trace in (`suite`: the case's suite, to tell same-named policies apart)."""
         mine: dict[tuple[str, str], PolicyCoverage] = {}
         for items in case_trace.policies:
+            known = self._known.get(id(items))
+            if known is not None and known[0] is items:
+                mine[(items.kind, items.policy)] = known[1]
+                continue
             policy = self._policy(items.kind, items.policy, items.items, suite)
+            self._known[id(items)] = (items, policy)
             mine[(items.kind, items.policy)] = policy
             for binding in items.bindings:
                 policy.bindings.setdefault(binding, BindingCoverage())
@@ -273,9 +298,7 @@ class Coverage:
                 record.not_matched += 1
                 continue
             record.evaluations += 1
-            for item, outcome in steps:
-                counts = record.outcomes.setdefault(item, {})
-                counts[outcome] = counts.get(outcome, 0) + 1
+            record.patterns[steps] += 1
 
     def _policy(
         self, kind: str, name: str, items: tuple[tuple[str, str], ...], suite: str
@@ -310,8 +333,9 @@ class Coverage:
                 lines.append(
                     f"    {head}: {binding.evaluations} evaluated, {binding.not_matched} not matched"
                 )
+                outcomes = binding.outcomes
                 for item, label in policy.items.items():
-                    counts = binding.outcomes.get(item)
+                    counts = outcomes.get(item)
                     if counts:
                         text = ", ".join(f"{o} {n}" for o, n in counts.items())
                         lines.append(f"      {_item_text(item, label)}: {text}")
