@@ -552,6 +552,7 @@ def test_test_coverage_json_has_the_report_beside_the_cases():
                 "binding": None,
                 "evaluations": 2,
                 "notMatched": 0,
+                "noExpression": 0,
                 "items": [{"id": "validations[0]", "outcomes": {"true": 1, "false": 1}}],
             }
         ],

@@ -55,8 +55,8 @@ class PolicyItems:
 
 
 # One evaluation of a (policy, binding, param): kind, policy, binding ("" when evaluated alone, or
-# for the policy's own matchConstraints), whether it got past matching, and (item id, outcome)
-# per evaluated step.
+# for the policy's own matchConstraints), whether it matched, and (item id, outcome) per
+# evaluated step (none when a configuration error or a missing param object stopped it first).
 TraceEntry = tuple[str, str, str, bool, tuple[tuple[str, str], ...]]
 
 
@@ -161,9 +161,7 @@ def _entry(outcome: PolicyOutcome) -> TraceEntry:
     ):
         for step in group:
             steps.extend(_step_outcomes(step))
-    # Matched, and not skipped before any expression (no param object selected).
-    evaluated = outcome.matched and (bool(steps) or outcome.result != "skip")
-    return (outcome.kind, outcome.policy, outcome.binding or "", evaluated, tuple(steps))
+    return (outcome.kind, outcome.policy, outcome.binding or "", outcome.matched, tuple(steps))
 
 
 def trace(documents: list[dict[str, Any]], result: EvaluationResult) -> CaseTrace:
@@ -177,6 +175,8 @@ class BindingCoverage:
 
     evaluations: int = 0
     not_matched: int = 0
+    # Matched, but stopped before any expression: a configuration error, no param object.
+    no_expression: int = 0
     # A case's steps -> how many evaluations gave exactly these: one lookup per evaluation (most
     # cases of a suite repeat a few patterns), expanded per item only when a report is written.
     patterns: Counter[tuple[tuple[str, str], ...]] = field(default_factory=Counter)
@@ -248,6 +248,7 @@ class PolicyCoverage:
                     "binding": name or None,
                     "evaluations": binding.evaluations,
                     "notMatched": binding.not_matched,
+                    "noExpression": binding.no_expression,
                     "items": [
                         {"id": item, "outcomes": outcomes[item]}
                         for item in self.items
@@ -288,14 +289,17 @@ class Coverage:
             mine[(items.kind, items.policy)] = policy
             for binding in items.bindings:
                 policy.bindings.setdefault(binding, BindingCoverage())
-        for kind, name, binding, evaluated, steps in case_trace.entries:
+        for kind, name, binding, matched, steps in case_trace.entries:
             policy = mine.get((kind, name)) or self._policy(kind, name, (), suite)
-            if not evaluated and not binding:
+            if not matched and not binding:
                 policy.not_matched += 1
                 continue
             record = policy.bindings.setdefault(binding, BindingCoverage())
-            if not evaluated:
+            if not matched:
                 record.not_matched += 1
+                continue
+            if not steps:
+                record.no_expression += 1
                 continue
             record.evaluations += 1
             record.patterns[steps] += 1
@@ -317,11 +321,11 @@ class Coverage:
         lines = ["coverage:"]
         if not self.policies:
             lines.append("  no policies were evaluated")
-        names = [(p.kind, p.policy) for p in self.policies.values()]
+        names = Counter((p.kind, p.policy) for p in self.policies.values())
         for policy in self.policies.values():
             covered, total = len(policy.exercised), len(policy.items)
             # Same-named policies of different suites are told apart by their suite.
-            where = f" in {policy.suite}" if names.count((policy.kind, policy.policy)) > 1 else ""
+            where = f" in {policy.suite}" if names[(policy.kind, policy.policy)] > 1 else ""
             lines.append(
                 f"  {policy.kind} {policy.policy!r}{where}: {covered}/{total} expressions"
                 f" evaluated ({policy.percent:g}%)"
@@ -330,9 +334,10 @@ class Coverage:
                 lines.append(f"    not matched (matchConstraints): {policy.not_matched}")
             for name, binding in policy.bindings.items():
                 head = f"binding {name!r}" if name else "evaluated alone (no binding)"
-                lines.append(
-                    f"    {head}: {binding.evaluations} evaluated, {binding.not_matched} not matched"
-                )
+                summary = f"{binding.evaluations} evaluated, {binding.not_matched} not matched"
+                if binding.no_expression:
+                    summary += f", {binding.no_expression} stopped before any expression"
+                lines.append(f"    {head}: {summary}")
                 outcomes = binding.outcomes
                 for item, label in policy.items.items():
                     counts = outcomes.get(item)

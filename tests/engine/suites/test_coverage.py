@@ -160,6 +160,7 @@ def test_each_expression_is_counted_with_its_outcomes_per_binding(suite):
         "binding": "replica-limit-never-used",
         "evaluations": 0,
         "notMatched": 0,
+        "noExpression": 0,
         "items": [],
     }
 
@@ -251,3 +252,12 @@ def test_the_external_kaptest_tree_and_our_suites_run_with_coverage():
     assert merge((r.trace, r.case.suite) for r in report.results).to_dict() == {
         "policies": policies
     }
+
+
+def test_a_binding_stopped_before_any_expression_is_counted_apart():
+    # kat's no-params-found case: the binding matched, paramRef found nothing (Deny).
+    report = run([KAT / "replica-limit"], coverage=True)
+    (policy,) = report.coverage.to_dict()["policies"]
+    (binding,) = policy["bindings"]
+    assert (binding["evaluations"], binding["notMatched"], binding["noExpression"]) == (4, 0, 1)
+    assert "1 stopped before any expression" in report.to_text()
