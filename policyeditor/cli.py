@@ -101,6 +101,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="run suites in N worker processes; auto (the default) starts one per CPU when the "
         "suites hold 256 KiB or more, else runs them in this process",
     )
+    test.add_argument(
+        "--coverage",
+        action="store_true",
+        help="report which expressions of each policy the cases evaluated, and with what outcome",
+    )
+    test.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail cases that pass vacuously (allowed with no policy matched, denied by an error)",
+    )
     _defaulting_option(test)
     _version_option(test, help_text="Kubernetes version for suites that do not name one")
     _output_option(test, ("text", "json"))
@@ -377,6 +387,8 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         version=version,
         jobs=args.jobs,
         defaulting=args.defaulting,
+        coverage=args.coverage,
+        strict=args.strict,
     )
     if args.output == "json":
         dump(report.to_dict(), "json", out)

@@ -346,8 +346,16 @@ def test_eval_refuses_invalid_policies_with_the_api_server_errors():
 def test_test_runs_every_passing_suite_and_the_external_kaptest_tree():
     status, out, _ = run("test", str(SUITES / "passing"), str(external_path("kaptest")))
     assert status == 0
-    assert out.splitlines()[-1] == "62 passed, 0 failed"
-    assert all(line.startswith("PASS  ") for line in out.splitlines()[:-1])
+    lines = out.splitlines()
+    assert lines[-1] == "62 passed, 0 failed"
+    # Two kat cases expect "allowed" where no policy took part: passing, with a warning each.
+    assert lines[-2] == "warning: 2 cases passed vacuously (--strict fails them)"
+    warnings = [line for line in lines[:-2] if not line.startswith("PASS  ")]
+    assert warnings == [
+        "      warning: passed vacuously: allowed: no policy matched the request",
+        "      warning: passed vacuously: allowed: MutatingAdmissionPolicy 'configmap-defaults' "
+        "was not evaluated: matchCondition 'not-opted-out' is false",
+    ]
 
 
 def test_test_with_worker_processes_prints_what_one_process_prints():
@@ -495,3 +503,85 @@ def test_eval_no_defaulting_evaluates_the_object_as_given(tmp_path):
     assert status == 1
     assert "no such key: strategy" in out
     assert "defaulted (" not in out
+
+
+def test_test_coverage_prints_each_policy_binding_and_what_no_case_evaluated():
+    status, out, _ = run(
+        "test", str(SUITES / "passing" / "kat" / "configmap-defaults"), "--coverage"
+    )
+    assert status == 0
+    block = out.split("coverage:\n", 1)[1].splitlines()
+    assert block == [
+        "  MutatingAdmissionPolicy 'configmap-defaults': 3/3 expressions evaluated (100%)",
+        "    not matched (matchConstraints): 1",
+        "    evaluated alone (no binding): 4 evaluated, 0 not matched",
+        "      matchConditions[0] not-opted-out: true 3, false 1",
+        '      mutations[0] Object{ metadata: Object.metadata{labels: {"managed-by": "policyedi...:'
+        " applied 3",
+        '      mutations[1] [JSONPatch{op: "add", path: "/metadata/annotations", value: {"polic...:'
+        " applied 3",
+        "warning: 2 cases passed vacuously (--strict fails them)",
+        "5 passed, 0 failed",
+    ]
+
+
+def test_test_coverage_json_has_the_report_beside_the_cases():
+    status, out, _ = run(
+        "test", str(external_path("kaptest")), "--coverage", "-o", "json", "-run", "simple"
+    )
+    report = json.loads(out)
+    assert status == 0 and report["failed"] == 0
+    (policy,) = [p for p in report["coverage"]["policies"] if p["policy"] == "simple-policy"]
+    assert policy == {
+        "kind": "ValidatingAdmissionPolicy",
+        "policy": "simple-policy",
+        "evaluated": 1,
+        "total": 1,
+        "percent": 100.0,
+        "suite": policy["suite"],
+        "notMatched": 0,
+        "items": [
+            {
+                "id": "validations[0]",
+                "label": "object.spec.replicas <= 5",
+                "outcomes": {"true": 1, "false": 1},
+            }
+        ],
+        "bindings": [
+            {
+                "binding": None,
+                "evaluations": 2,
+                "notMatched": 0,
+                "noExpression": 0,
+                "items": [{"id": "validations[0]", "outcomes": {"true": 1, "false": 1}}],
+            }
+        ],
+        "notExercised": [],
+    }
+    assert policy["suite"].endswith("simple-policy.test/kaptest.yaml")
+
+
+def test_test_strict_fails_vacuous_passes_and_exits_1():
+    path = str(SUITES / "passing" / "kat" / "configmap-defaults")
+    assert run("test", path)[0] == 0
+    status, out, _ = run("test", path, "--strict")
+    assert status == 1
+    assert out.splitlines()[-1] == "3 passed, 2 failed"
+    assert (
+        "      passed vacuously (allowed: no policy matched the request); --strict fails such a case"
+        in out.splitlines()
+    )
+    status, out, _ = run("test", path, "--strict", "-o", "json")
+    report = json.loads(out)
+    assert status == 1 and report["failed"] == 2 and report["vacuous"] == 0
+    failed = {c["name"]: c["vacuous"] for c in report["cases"] if not c["passed"]}
+    assert failed["configmap-defaults.delete-is-never-mutated"] == (
+        "allowed: no policy matched the request"
+    )
+
+
+def test_test_coverage_with_worker_processes_prints_what_one_process_prints():
+    paths = (str(SUITES / "passing"), str(external_path("kaptest")), "--coverage")
+    alone = run("test", *paths, "-j", "1")
+    assert alone[0] == 0 and "coverage:" in alone[1]
+    assert run("test", *paths, "-j", "2") == alone

@@ -107,6 +107,10 @@ class CaseRunSerializer(serializers.Serializer):
     result = serializers.CharField(allow_null=True)
     message = serializers.CharField()
     failures = serializers.ListField(child=serializers.CharField())
+    vacuous = serializers.CharField(
+        help_text="What actually happened when the case passed vacuously (allowed with no "
+        "policy taking part, or denied by an evaluation error); empty otherwise."
+    )
 
 
 class ChangeSerializer(serializers.Serializer):

@@ -27,13 +27,22 @@ def try_form(documents: list[dict], inputs: live.TryInputs, version: str) -> liv
 
 def run_suite_files(files: dict[str, str]) -> list[dict[str, Any]]:
     """Write the bundle's files to a temporary directory and run them; one dict per case."""
+    return _run_files(files, coverage=False)["runs"]
+
+
+def run_suite_files_with_coverage(files: dict[str, str]) -> dict[str, Any]:
+    """run_suite_files, and the coverage report: {"runs": [...], "coverage": {"policies": ...}}."""
+    return _run_files(files, coverage=True)
+
+
+def _run_files(files: dict[str, str], *, coverage: bool) -> dict[str, Any]:
     from policyeditor.engine import suites
 
     with tempfile.TemporaryDirectory(prefix="policyeditor-editor-tests-") as tmp:
         for filename, text in files.items():
             # Only plain names: the bundle is built by us, but a path must never leave `tmp`.
             (Path(tmp) / Path(filename).name).write_text(text, encoding="utf-8")
-        report = suites.run([tmp])
+        report = suites.run([tmp], coverage=coverage)
     runs = [
         {
             "name": result.case.name,
@@ -41,11 +50,20 @@ def run_suite_files(files: dict[str, str]) -> list[dict[str, Any]]:
             "result": (result.outcome or {}).get("result"),
             "message": (result.outcome or {}).get("message") or "",
             "failures": [str(f) for f in result.failures],
+            "vacuous": result.vacuous if result.passed else "",
         }
         for result in report.results
     ]
     runs += [
-        {"name": "(suite)", "passed": False, "result": None, "message": "", "failures": [e.message]}
+        {
+            "name": "(suite)",
+            "passed": False,
+            "result": None,
+            "message": "",
+            "failures": [e.message],
+            "vacuous": "",
+        }
         for e in report.errors
     ]
-    return runs
+    data = report.coverage.to_dict() if report.coverage is not None else {"policies": []}
+    return {"runs": runs, "coverage": data}

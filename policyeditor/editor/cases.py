@@ -11,7 +11,7 @@ from typing import Any
 
 from policyeditor.core.engine_gate import EngineLimit, deadline_for, run_engine
 from policyeditor.editor import extensions, live
-from policyeditor.editor.case_runs import run_suite_files
+from policyeditor.editor.case_runs import run_suite_files_with_coverage
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.loading import load_documents
@@ -29,6 +29,66 @@ class CaseResult:
     result: str | None = None
     message: str = ""
     failures: list[str] = field(default_factory=list)
+    # What actually happened when the case passed vacuously (engine/suites/vacuous.py).
+    vacuous: str = ""
+
+
+@dataclass
+class CoverageRow:
+    """One expression of a policy: its outcomes over all cases, and per binding (column order)."""
+
+    item: str
+    label: str
+    outcomes: str
+    per_binding: list[str]
+
+
+@dataclass
+class PolicyCoverage:
+    """A policy's coverage as the Tests tab shows it (engine/suites/coverage.py's JSON form)."""
+
+    kind: str
+    policy: str
+    percent: float
+    evaluated: int
+    total: int
+    bindings: list[str]
+    rows: list[CoverageRow]
+    not_exercised: list[str]
+
+
+def _outcome_text(outcomes: dict[str, int]) -> str:
+    return ", ".join(f"{name} {count}" for name, count in outcomes.items())
+
+
+def coverage_view(data: dict[str, Any]) -> list[PolicyCoverage]:
+    """The coverage report's policies, laid out as one table each (rows: expressions)."""
+    shown = []
+    for policy in data.get("policies", []):
+        bindings = policy["bindings"]
+        cells = [{item["id"]: item["outcomes"] for item in b["items"]} for b in bindings]
+        rows = [
+            CoverageRow(
+                item=item["id"],
+                label=item["label"],
+                outcomes=_outcome_text(item["outcomes"]),
+                per_binding=[_outcome_text(cell.get(item["id"], {})) for cell in cells],
+            )
+            for item in policy["items"]
+        ]
+        shown.append(
+            PolicyCoverage(
+                kind=policy["kind"],
+                policy=policy["policy"],
+                percent=policy["percent"],
+                evaluated=policy["evaluated"],
+                total=policy["total"],
+                bindings=[b["binding"] or "(no binding)" for b in bindings],
+                rows=rows,
+                not_exercised=list(policy["notExercised"]),
+            )
+        )
+    return shown
 
 
 @dataclass
@@ -40,6 +100,12 @@ class TestsOutcome:
     runs: list[CaseResult] = field(default_factory=list)
     problem: str = ""
     available: bool = True
+    coverage: list[PolicyCoverage] = field(default_factory=list)
+
+    @property
+    def vacuous(self) -> int:
+        """How many cases passed vacuously."""
+        return sum(1 for run in self.runs if run.passed and run.vacuous)
 
     @property
     def passed(self) -> int:
@@ -74,7 +140,9 @@ def run_current(draft: Draft, documents: list[dict], version: str) -> TestsOutco
     current = Revision(draft=draft, documents=documents, kubernetes_version=version)
     try:
         files = testcases.bundle_files(current, cases, name=_slug(draft.name))
-        raw = run_engine(run_suite_files, files, timeout=deadline_for(documents + cases))
+        raw = run_engine(
+            run_suite_files_with_coverage, files, timeout=deadline_for(documents + cases)
+        )
     except EngineLimit as exc:
         return TestsOutcome(problem=exc.message)
     except InputError as exc:
@@ -87,10 +155,11 @@ def run_current(draft: Draft, documents: list[dict], version: str) -> TestsOutco
             result=item["result"],
             message=item["message"],
             failures=item["failures"],
+            vacuous=item["vacuous"],
         )
-        for item in raw
+        for item in raw["runs"]
     ]
-    return TestsOutcome(runs=runs)
+    return TestsOutcome(runs=runs, coverage=coverage_view(raw["coverage"]))
 
 
 def _slug(name: str) -> str:

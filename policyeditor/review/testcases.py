@@ -39,6 +39,8 @@ class CaseRun:
     result: str | None = None
     message: str = ""
     failures: list[str] = field(default_factory=list)
+    # What actually happened when the case passed vacuously (engine/suites/vacuous.py).
+    vacuous: str = ""
 
 
 @dataclass
@@ -195,6 +197,7 @@ def _run(revision: Revision, cases: list[dict], name: str) -> list[CaseRun]:
             result=item["result"],
             message=item["message"],
             failures=item["failures"],
+            vacuous=item.get("vacuous", ""),
         )
         for item in raw
     ]

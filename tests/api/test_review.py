@@ -192,6 +192,17 @@ def test_an_author_saves_lists_and_runs_test_cases(api, draft):
     report = api.post(path(draft, "test-cases/run")).json()
     assert (report["revision"], report["passed"], report["failed"]) == (1, 1, 0), report
     assert report["cases"][0]["result"] == "deny"
+    assert report["cases"][0]["vacuous"] == ""
+
+
+def test_a_case_allowed_because_no_policy_matched_says_so(api, draft):
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    api.post(
+        path(draft, "test-cases"), {"name": "cm", "object": configmap, "expect": {"allowed": True}}
+    )
+    (case,) = api.post(path(draft, "test-cases/run")).json()["cases"]
+    assert case["passed"] is True
+    assert case["vacuous"] == "allowed: no policy matched the request"
 
 
 def test_a_failing_case_reports_why(api, draft):

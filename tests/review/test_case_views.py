@@ -88,3 +88,16 @@ def test_importing_garbage_shows_an_error(client, alice):
     response = client.post(reverse("review:bundle_import"), {"bundle": upload})
     assert response.status_code == 200
     assert "Not a zip file" in response.content.decode()
+
+
+def test_a_case_that_passes_because_nothing_matched_is_flagged_vacuous(client, draft, alice):
+    client.force_login(alice)
+    vacuous = (
+        "name: configmap-allowed\n"
+        "object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: default}}\n"
+        "expect: {allowed: true}\n"
+    )
+    client.post(reverse("review:case_save", args=[draft.pk]), {"case": vacuous})
+    html = client.get(reverse("review:cases", args=[draft.pk])).content.decode()
+    assert "1 passed, 0 failed" in html
+    assert "Passed vacuously: allowed: no policy matched the request" in html

@@ -11,6 +11,7 @@ from policyeditor.engine.defaulting import default_object
 from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.objects import BINDING_KINDS, POLICY_KINDS, name_of
 from policyeditor.engine.suites.check import check
+from policyeditor.engine.suites.coverage import trace
 from policyeditor.engine.suites.model import (
     LAYOUT_KAPTEST,
     LAYOUT_KAT,
@@ -19,14 +20,18 @@ from policyeditor.engine.suites.model import (
     Expectation,
     TestCase,
 )
+from policyeditor.engine.suites.vacuous import vacuous_reason
 
 
-def run_case(case: TestCase) -> CaseResult:
-    """Evaluate one case and compare; never raises (an engine failure is a failed case)."""
+def run_case(case: TestCase, *, coverage: bool = False) -> CaseResult:
+    """Evaluate one case and compare; never raises (an engine failure is a failed case).
+
+    `coverage`: keep the trace of what the evaluation evaluated (suites/coverage.py).
+    """
     if case.error:
         return CaseResult(case=case, passed=False, failures=[case.error])
     try:
-        return _evaluate_case(case)
+        return _evaluate_case(case, coverage)
     except Exception as error:
         return CaseResult(
             case=case,
@@ -35,7 +40,7 @@ def run_case(case: TestCase) -> CaseResult:
         )
 
 
-def _evaluate_case(case: TestCase) -> CaseResult:
+def _evaluate_case(case: TestCase, coverage: bool) -> CaseResult:
     from policyeditor.engine import validation, versions
     from policyeditor.engine.admission.authorizer import MockAuthorizer, parse_entries
     from policyeditor.engine.errors import InputError
@@ -101,7 +106,14 @@ def _evaluate_case(case: TestCase) -> CaseResult:
         # a mock that does not match the check asked is the usual reason such a case fails
         asked = [_describe_check(attributes) for attributes in mock.checks] or ["none"]
         failures.append("authorization checks asked: " + "; ".join(asked))
-    return CaseResult(case=case, passed=not failures, failures=failures, outcome=_summary(outcome))
+    return CaseResult(
+        case=case,
+        passed=not failures,
+        failures=failures,
+        outcome=_summary(outcome),
+        vacuous="" if failures else vacuous_reason(expect, outcome),
+        trace=trace(documents, outcome) if coverage else None,
+    )
 
 
 def expectation_for(case: TestCase, version: str) -> tuple[Expectation, Any]:

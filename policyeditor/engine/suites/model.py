@@ -117,6 +117,10 @@ class CaseResult:
     # When it was evaluated: EvaluationResult.to_dict()'s response fields (result, allowed,
     # statusCode, reason, message, warnings, auditAnnotations, errors, causes), not its steps.
     outcome: dict[str, Any] | None = None
+    # What happened when the case passed vacuously (suites/vacuous.py), else "".
+    vacuous: str = ""
+    # With coverage on, what the case evaluated (suites/coverage.py CaseTrace), else None.
+    trace: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form for `policyeditor test -o json`."""
@@ -134,4 +138,5 @@ class CaseResult:
             data["message"] = self.outcome.get("message")
             data["warnings"] = self.outcome.get("warnings", [])
             data["auditAnnotations"] = self.outcome.get("auditAnnotations", {})
+        data["vacuous"] = self.vacuous or None
         return data

@@ -106,11 +106,12 @@ def run_unit(
     run_regex: str | None = None,
     version: str | None = None,
     defaulting: bool = True,
+    coverage: bool = False,
 ) -> tuple[list[CaseResult], list[SuiteError]]:
     """Load one suite and run its cases (those `run_regex` matches, when given).
 
     `defaulting=False` (`policyeditor test --no-defaulting`) turns defaulting off for every case;
-    True leaves each case's own setting.
+    True leaves each case's own setting. `coverage` keeps each case's trace (suites/coverage.py).
     """
     cases, errors = load_unit(unit, version=version)
     if not defaulting:
@@ -118,7 +119,9 @@ def run_unit(
             case.defaulting = False
     pattern = re.compile(run_regex) if run_regex else None
     results = [
-        run_case(case) for case in cases if pattern is None or pattern.search(case.full_name)
+        run_case(case, coverage=coverage)
+        for case in cases
+        if pattern is None or pattern.search(case.full_name)
     ]
     return results, errors
 

@@ -65,9 +65,15 @@ def run_units(
     run_regex: str | None,
     version: str | None,
     defaulting: bool = True,
+    coverage: bool = False,
 ) -> list[Outcome]:
     """Each unit's (results, errors), in the units' order, run by up to `jobs` workers."""
-    kwargs = {"run_regex": run_regex, "version": version, "defaulting": defaulting}
+    kwargs = {
+        "run_regex": run_regex,
+        "version": version,
+        "defaulting": defaulting,
+        "coverage": coverage,
+    }
     pool = _new_pool(_workers(jobs, len(units)))
     if pool is None:
         return [_run_unit_reported(unit, **kwargs) for unit in units]

@@ -11,9 +11,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from policyeditor.engine.suites.coverage import Coverage, merge
 from policyeditor.engine.suites.model import CaseResult, SuiteError
 from policyeditor.engine.suites.plan import SuiteUnit, run_unit, suite_plan
 from policyeditor.engine.suites.pool import auto_jobs, run_units
+from policyeditor.engine.suites.vacuous import STRICT_FAILURE
 
 
 @dataclass
@@ -22,6 +24,13 @@ class Report:
 
     results: list[CaseResult] = field(default_factory=list)
     errors: list[SuiteError] = field(default_factory=list)
+    # With coverage on (run(coverage=True)): what the cases evaluated of each policy.
+    coverage: Coverage | None = None
+
+    @property
+    def vacuous(self) -> list[CaseResult]:
+        """Cases that passed vacuously (suites/vacuous.py); under --strict they failed instead."""
+        return [r for r in self.results if r.vacuous and r.passed]
 
     @property
     def passed(self) -> int:
@@ -52,17 +61,29 @@ class Report:
             lines.append(f"{status}  {result.case.suite} :: {result.case.name}")
             for failure in result.failures:
                 lines.extend("      " + line for line in failure.splitlines())
+            if result.passed and result.vacuous:
+                lines.append(f"      warning: passed vacuously: {result.vacuous}")
+        if self.coverage is not None:
+            lines.extend(self.coverage.to_lines())
+        vacuous = len(self.vacuous)
+        if vacuous:
+            cases = "case" if vacuous == 1 else "cases"
+            lines.append(f"warning: {vacuous} {cases} passed vacuously (--strict fails them)")
         lines.append(self.summary())
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form for `policyeditor test -o json`."""
-        return {
+        data: dict[str, Any] = {
             "passed": self.passed,
             "failed": self.failed,
+            "vacuous": len(self.vacuous),
             "errors": [{"source": e.source, "message": e.message} for e in self.errors],
             "cases": [r.to_dict() for r in self.results],
         }
+        if self.coverage is not None:
+            data["coverage"] = self.coverage.to_dict()
+        return data
 
 
 def run(
@@ -72,6 +93,8 @@ def run(
     version: str | None = None,
     jobs: int | None = 1,
     defaulting: bool = True,
+    coverage: bool = False,
+    strict: bool = False,
 ) -> Report:
     """Discover and run every suite under `paths`; `run_regex` keeps cases whose `suite/name` matches it.
 
@@ -80,7 +103,8 @@ def run(
     the same order, but each case of a worker's result keeps only its name, suite, source and
     layout (its inputs stay in the worker). Callers inside a threaded server keep the default:
     one process, no fork. `defaulting=False` evaluates every case without the API server's
-    defaulting (a suite or case can also say `defaulting: false`).
+    defaulting (a suite or case can also say `defaulting: false`). `coverage` adds what the cases
+    evaluated of each policy (Report.coverage); `strict` fails the cases that passed vacuously.
     """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]  # one path given on its own, not a string to iterate
@@ -99,11 +123,24 @@ def run(
         jobs = auto_jobs(units)
     if jobs is not None and jobs > 1 and len(units) > 1:
         outcomes = iter(
-            run_units(units, jobs, run_regex=run_regex, version=version, defaulting=defaulting)
+            run_units(
+                units,
+                jobs,
+                run_regex=run_regex,
+                version=version,
+                defaulting=defaulting,
+                coverage=coverage,
+            )
         )
     else:
         outcomes = (
-            run_unit(unit, run_regex=run_regex, version=version, defaulting=defaulting)
+            run_unit(
+                unit,
+                run_regex=run_regex,
+                version=version,
+                defaulting=defaulting,
+                coverage=coverage,
+            )
             for unit in units
         )
     for item in plan:
@@ -113,4 +150,11 @@ def run(
         results, errors = next(outcomes)
         report.errors.extend(errors)
         report.results.extend(results)
+    if strict:
+        for result in report.results:
+            if result.passed and result.vacuous:
+                result.passed = False
+                result.failures.append(STRICT_FAILURE.format(reason=result.vacuous))
+    if coverage:
+        report.coverage = merge((r.trace, r.case.suite) for r in report.results)
     return report

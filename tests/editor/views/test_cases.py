@@ -173,3 +173,23 @@ def test_a_case_saved_with_defaulting_skipped_keeps_it_skipped_and_passes(alice_
     assert saved.case["expect"]["result"] != "allow"  # no replicas to read without defaulting
     runs = testcases.run_cases(draft.revisions.get(number=1), [saved.case])
     assert [run.passed for run in runs] == [True]
+
+
+def test_the_tests_tab_shows_coverage_per_policy_and_binding(alice_client, draft):
+    html = _tests(alice_client, draft, _form(alice_client, draft)).content.decode()
+    section = html.split('id="tests-coverage"', 1)[1]
+    assert "<h3" in section and "Coverage" in section
+    assert '<span class="coverage-percent">100.0%</span>' in section
+    # Both saved cases went through the validation: one true, one false.
+    row = section.split('data-item="validations[0]"', 1)[1].split("</tr>", 1)[0]
+    assert "false 1, true 1" in row or "true 1, false 1" in row
+
+
+def test_a_case_allowed_because_nothing_matched_is_marked_vacuous(alice_client, alice, draft):
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    case = {"name": "configmap-allowed", "object": configmap, "expect": {"allowed": True}}
+    testcases.save_case(alice, draft, case)
+    html = _tests(alice_client, draft, _form(alice_client, draft)).content.decode()
+    assert 'data-case="configmap-allowed" data-passed="true" data-vacuous="true"' in html
+    assert "Passed vacuously: allowed: no policy matched the request" in html
+    assert '<span class="pill pill-warn" id="tests-vacuous-count">1 vacuous</span>' in html

@@ -112,4 +112,4 @@ def test_saved_case_runs_that_hit_the_deadline_show_the_message_in_the_tests_tab
     )
     assert response.status_code == 200
     assert "evaluation exceeded the time limit" in response.content.decode()
-    assert limit_hit == ["run_suite_files"]
+    assert limit_hit == ["run_suite_files_with_coverage"]

@@ -155,7 +155,9 @@ def test_report_json_is_machine_readable():
         "source": "suite.yaml",
         "passed": True,
         "failures": [],
+        "vacuous": None,
     }
+    assert data["vacuous"] == 0 and "coverage" not in data
     assert report.ok
 
 
