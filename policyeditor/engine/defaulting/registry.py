@@ -14,7 +14,7 @@ from typing import Any
 
 from policyeditor.engine.defaulting import apps, autoscaling, batch, core, networking, rbac
 from policyeditor.engine.defaulting.admissionregistration import apply_defaults
-from policyeditor.engine.defaulting.record import Recorder, deep_copy, join
+from policyeditor.engine.defaulting.record import Recorder, join
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 Defaulter = Callable[[dict[str, Any], Recorder], None]
@@ -120,7 +120,7 @@ def default_object(obj: Any, version: str = DEFAULT_VERSION) -> Defaulted:
     defaulter = defaulter_for(obj)
     if defaulter is None:
         return Defaulted(obj)
-    copied = deep_copy(obj)
+    copied = dict(obj)  # the defaulters copy what they write below it (record.child, items)
     rec = Recorder(version=version)
     defaulter(copied, rec)
     if not rec.paths:
