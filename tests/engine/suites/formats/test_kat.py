@@ -165,6 +165,11 @@ def test_several_policies_without_a_matching_prefix_is_a_case_error(tmp_path):
     assert "must start with a policy name" in error
 
 
+def _with_authorizer(text: str) -> dict[str, str]:
+    """The files of case p.x.allow: the object and an authorizer file of `text`."""
+    return {"p.x.allow.object.yaml": OBJECT, "p.x.allow.authorizer.yaml": text}
+
+
 # A test file that kat cannot make a case of: the files, and what the case's error says.
 CASE_ERRORS = [
     pytest.param(
@@ -178,10 +183,7 @@ CASE_ERRORS = [
         id="unknown-request-field",
     ),
     pytest.param(
-        {
-            "p.x.allow.object.yaml": OBJECT,
-            "p.x.allow.authorizer.yaml": "- {verb: get, decision: maybe}\n",
-        },
+        _with_authorizer("- {verb: get, decision: maybe}\n"),
         ["decision: Unsupported value: 'maybe'"],
         id="bad-authorizer-decision",
     ),
@@ -191,10 +193,7 @@ CASE_ERRORS = [
         id="broken-yaml-names-the-file-and-line",
     ),
     pytest.param(
-        {
-            "p.x.allow.object.yaml": OBJECT,
-            "p.x.allow.authorizer.yaml": "- verb: get\n  decision: : x\n",
-        },
+        _with_authorizer("- verb: get\n  decision: : x\n"),
         ["p.x.allow.authorizer.yaml: line 2: mapping values are not allowed"],
         id="broken-authorizer-yaml-names-the-line-of-the-file",
     ),
