@@ -15,6 +15,7 @@ from typing import Any
 from policyeditor.engine.defaulting import apps, autoscaling, batch, core, networking, rbac
 from policyeditor.engine.defaulting.admissionregistration import apply_defaults
 from policyeditor.engine.defaulting.record import Recorder, join
+from policyeditor.engine.objects import group_version_kind
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 Defaulter = Callable[[dict[str, Any], Recorder], None]
@@ -85,17 +86,6 @@ REGISTRY: dict[tuple[str, str, str], Defaulter] = {
         for kind in _ADMISSION_KINDS
     },
 }
-
-
-def group_version_kind(obj: Any) -> tuple[str, str, str] | None:
-    """(group, version, kind) from an object's apiVersion and kind; None when they are not text."""
-    if not isinstance(obj, dict):
-        return None
-    api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str):
-        return None
-    group, _, version = api_version.rpartition("/")
-    return group, version, kind
 
 
 def defaulter_for(obj: Any) -> Defaulter | None:

@@ -224,15 +224,23 @@ def test_an_empty_tests_folder_is_a_suite_error(tmp_path):
 # What kat's own reader does (zemanlx/kat internal/loader request.go and suite.go,
 # internal/evaluator match.go and evaluator.go), where the API server has no say.
 
-DENY_ALL = """apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
+
+def _configmap_policy(kind: str) -> str:
+    """The head of a policy `p` of `kind` on ConfigMap creates and updates; its spec goes on."""
+    return f"""apiVersion: admissionregistration.k8s.io/v1
+kind: {kind}
 metadata:
   name: p
 spec:
   matchConstraints:
     resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
-  validations:
+    - {{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}}
+"""
+
+
+DENY_ALL = (
+    _configmap_policy("ValidatingAdmissionPolicy")
+    + """  validations:
   - expression: "false"
     message: no configmaps here
 ---
@@ -247,22 +255,18 @@ spec:
     namespaceSelector:
       matchLabels: {env: prod}
 """
+)
 
-LABEL_ADDER = """apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata:
-  name: p
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
-  failurePolicy: Fail
+LABEL_ADDER = (
+    _configmap_policy("MutatingAdmissionPolicy")
+    + """  failurePolicy: Fail
   reinvocationPolicy: Never
   mutations:
   - patchType: ApplyConfiguration
     applyConfiguration:
       expression: 'Object{metadata: Object.metadata{labels: {"added": "yes"}}}'
 """
+)
 
 
 def _run(tmp_path: Path, policies: str, files: dict[str, str]) -> dict:
