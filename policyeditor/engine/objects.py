@@ -56,6 +56,17 @@ def spec_of(doc: Any) -> dict[str, Any]:
     return spec if isinstance(spec, dict) else {}
 
 
+def group_version_kind(doc: Any) -> tuple[str, str, str] | None:
+    """(group, version, kind) from a mapping's apiVersion and kind; None when they are not text."""
+    if not isinstance(doc, dict):
+        return None
+    api_version, kind = doc.get("apiVersion"), doc.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    group, _, version = api_version.rpartition("/")
+    return group, version, kind
+
+
 def is_admission(doc: Any) -> bool:
     """True for the four admission kinds of admissionregistration.k8s.io."""
     api_version = doc.get("apiVersion") if isinstance(doc, dict) else None

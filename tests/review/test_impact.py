@@ -182,6 +182,20 @@ def test_the_pages_show_progress_then_counts_and_a_filterable_table(client, draf
     assert "Deployment default/big" in html and "Deployment default/small" not in html
 
 
+def test_the_pages_of_the_table_keep_the_filters(client, draft, alice):
+    client.force_login(alice)
+    dump = kubectl_list([deployment(f"web-{i}", 8) for i in range(101)])
+    response = client.post(reverse("review:impact_new", args=[draft.pk, 1]), {"dump": dump})
+    for _ in range(50):
+        if client.post(response.url + "step/", headers={"HX-Request": "true"}).status_code == 204:
+            break
+    query = {"result": "deny", "q": "Deployment default/web", "page": 2}
+    html = client.get(response.url, query).content.decode()
+    assert "Page 2 of 2" in html
+    previous = "?result=deny&amp;operation=&amp;q=Deployment%20default/web&amp;page=1"
+    assert f'href="{previous}">← Previous</a>' in html
+
+
 @pytest.mark.parametrize("dump", ["- 1\n", CONFIG_MAP + "n: .inf\n"])
 def test_a_bad_dump_on_the_page_says_why(client, draft, alice, dump):
     client.force_login(alice)

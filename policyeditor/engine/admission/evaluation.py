@@ -18,7 +18,6 @@ a binding is evaluated as if bound (the contract), where the API server would ig
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -238,7 +237,9 @@ def _evaluate(
             result = _respond(request, final_object, outcomes, notes)
             return _with_defaults(result, defaulting, defaulted)
     if vap_pairs:
-        seen = request if final_object == request.object else _with_object(request, final_object)
+        seen = request
+        if final_object != request.object:
+            seen = request.with_objects(final_object, request.old_object)
         ctx.request = seen
         for pol, bindings in vap_pairs:
             outcomes.extend(validating.evaluate_policy(pol, bindings, ctx))
@@ -267,21 +268,13 @@ def _defaulted_request(
     paths = {key: d.paths for key, d in (("object", new), ("oldObject", old)) if d.paths}
     if not paths:
         return request, {}
-    twin = copy.copy(request)
-    twin.object, twin.old_object = new.object, old.object
-    return twin, paths
+    return request.with_objects(new.object, old.object), paths
 
 
 def _defaulted_namespace(obj: Any, version: str) -> Any:
     if isinstance(obj, dict) and obj.get("kind") == "Namespace":
         return default_object(obj, version).object
     return obj
-
-
-def _with_object(request: AdmissionRequest, obj: dict[str, Any] | None) -> AdmissionRequest:
-    twin = copy.copy(request)
-    twin.object = obj
-    return twin
 
 
 def _respond(

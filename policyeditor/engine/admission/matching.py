@@ -7,7 +7,7 @@ scope/operation/group/version/resource/resourceNames, then matchPolicy Equivalen
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from policyeditor.engine import schemas
@@ -50,15 +50,10 @@ class MatchResult:
     details: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {
-            "matched": self.matched,
-            "reason": self.reason,
-            "error": self.error,
-            "kind": self.kind,
-            "resource": self.resource,
-            "equivalent": self.equivalent,
-        }
+        """JSON form, without `details`."""
+        form = asdict(self)
+        del form["details"]
+        return form
 
 
 @dataclass

@@ -68,6 +68,16 @@ def max_len_error(length: int) -> str:
     return f"must be no more than {length} characters"
 
 
+def _bounded_match(
+    value: str, limit: int, pattern: re.Pattern[str], msg: str, fmt: str, *examples: str
+) -> list[str]:
+    """A MaxLenError past `limit` bytes, then a RegexError unless `pattern` matches all of it."""
+    errors = [max_len_error(limit)] if byte_len(value) > limit else []
+    if not match_fully(pattern, value):
+        errors.append(regex_error(msg, fmt, *examples))
+    return errors
+
+
 def is_dns1123_label(value: str) -> list[str]:
     """IsDNS1123Label."""
     errors = []
@@ -83,22 +93,16 @@ def is_dns1123_label(value: str) -> list[str]:
 
 def is_dns1123_subdomain(value: str) -> list[str]:
     """IsDNS1123Subdomain."""
-    errors = []
-    if byte_len(value) > 253:
-        errors.append(max_len_error(253))
-    if not match_fully(_DNS1123_SUBDOMAIN, value):
-        errors.append(regex_error(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errors
+    return _bounded_match(
+        value, 253, _DNS1123_SUBDOMAIN, DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"
+    )
 
 
 def is_dns1035_label(value: str) -> list[str]:
     """IsDNS1035Label."""
-    errors = []
-    if byte_len(value) > 63:
-        errors.append(max_len_error(63))
-    if not match_fully(_DNS1035_LABEL, value):
-        errors.append(regex_error(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, "my-name", "abc-123"))
-    return errors
+    return _bounded_match(
+        value, 63, _DNS1035_LABEL, DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, "my-name", "abc-123"
+    )
 
 
 def is_qualified_name(value: str) -> list[str]:
@@ -133,9 +137,6 @@ def is_qualified_name(value: str) -> list[str]:
 
 def is_valid_label_value(value: str) -> list[str]:
     """IsValidLabelValue."""
-    errors = []
-    if byte_len(value) > 63:
-        errors.append(max_len_error(63))
-    if not match_fully(_LABEL_VALUE, value):
-        errors.append(regex_error(LABEL_VALUE_MSG, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errors
+    return _bounded_match(
+        value, 63, _LABEL_VALUE, LABEL_VALUE_MSG, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"
+    )

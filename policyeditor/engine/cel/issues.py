@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 # Positions: `line` is 1-based and `column` is 1-based, exactly the numbers cel-go prints in
@@ -28,13 +28,7 @@ class CelIssue:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form for the API and `-o json`."""
-        return {
-            "message": self.message,
-            "line": self.line,
-            "column": self.column,
-            "snippet": self.snippet,
-            "phase": self.phase,
-        }
+        return asdict(self)
 
 
 def format_issues(issues: list[CelIssue]) -> str:

@@ -67,9 +67,10 @@ def default_stateful_set(obj: dict[str, Any], rec: Recorder) -> None:
             rec.set(strategy, "type", "RollingUpdate", strategy_path)
             if strategy.get("rollingUpdate") is None:
                 strategy["rollingUpdate"] = {}  # takes the partition default below
-        rolling = strategy.get("rollingUpdate")
-        if strategy.get("type") == "RollingUpdate" and isinstance(rolling, dict):
-            rec.default_pointer(rolling, "partition", 0, f"{strategy_path}.rollingUpdate")
+        if strategy.get("type") == "RollingUpdate":
+            rolling, rolling_path = child(strategy, "rollingUpdate", strategy_path, rec)
+            if rolling is not None:
+                rec.default_pointer(rolling, "partition", 0, rolling_path)
     # StatefulSetAutoDeletePVC: beta and on since 1.27, GA in 1.32.
     retention, retention_path = child(
         spec, "persistentVolumeClaimRetentionPolicy", path, rec, value=True

@@ -35,10 +35,10 @@ def _requests_from_limits(spec: dict[str, Any], path: str, rec: Recorder) -> Non
                 name for name in limits if not isinstance(requests, dict) or name not in requests
             ]
             if requests is None and missing:
-                requests = resources["requests"] = {}
-            if not isinstance(requests, dict):
+                resources["requests"] = {}
+            requests, requests_path = child(resources, "requests", resources_path, rec)
+            if requests is None:
                 continue
-            requests_path = join(resources_path, "requests")
             for name in missing:
                 rec.set(requests, name, deep_copy(limits[name]), requests_path)
 
@@ -73,8 +73,8 @@ def default_replication_controller(obj: dict[str, Any], rec: Recorder) -> None:
     spec, spec_path = child(obj, "spec", "", rec, value=True)
     if spec is None:
         return
-    template = spec.get("template")  # a pointer: no template, no template defaults
-    if isinstance(template, dict):
+    template, template_path = child(spec, "template", spec_path, rec)  # a pointer: may be unset
+    if template is not None:
         metadata = template.get("metadata")
         labels = metadata.get("labels") if isinstance(metadata, dict) else None
         if isinstance(labels, dict):
@@ -83,7 +83,7 @@ def default_replication_controller(obj: dict[str, Any], rec: Recorder) -> None:
             meta, meta_path = child(obj, "metadata", "", rec, value=True)
             if meta is not None and not meta.get("labels"):
                 rec.set(meta, "labels", dict(labels), meta_path)
-        default_pod_template(template, join(spec_path, "template"), rec)
+        default_pod_template(template, template_path, rec)
     rec.default_pointer(spec, "replicas", 1, spec_path)  # +default=1
 
 
@@ -135,11 +135,11 @@ def default_namespace(obj: dict[str, Any], rec: Recorder) -> None:
     meta, meta_path = child(obj, "metadata", "", rec, value=True)
     name = meta.get("name") if meta is not None else None
     if meta is not None and isinstance(name, str) and name:
-        labels = meta.get("labels")
-        if labels is None:
-            labels = meta["labels"] = {}
-        if isinstance(labels, dict) and labels.get("kubernetes.io/metadata.name") != name:
-            rec.set(labels, "kubernetes.io/metadata.name", name, join(meta_path, "labels"))
+        if meta.get("labels") is None:
+            meta["labels"] = {}
+        labels, labels_path = child(meta, "labels", meta_path, rec)
+        if labels is not None and labels.get("kubernetes.io/metadata.name") != name:
+            rec.set(labels, "kubernetes.io/metadata.name", name, labels_path)
     status, status_path = child(obj, "status", "", rec, value=True)
     if status is not None:
         rec.default(status, "phase", "Active", status_path)

@@ -11,6 +11,7 @@ container, probe, lifecycle handler, env fieldRef and volume of the spec).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -54,6 +55,13 @@ def image_tag(image: object) -> str:
     """
     if not isinstance(image, str):
         return ""
+    # Real references are short; a long one (hostile input) is parsed without filling the cache.
+    return _tag_of(image) if len(image) <= 512 else _tag_of.__wrapped__(image)
+
+
+@functools.lru_cache(maxsize=1024)
+def _tag_of(image: str) -> str:
+    """image_tag of a text; cached, since a workload's few images come back on every evaluation."""
     match = _REFERENCE.fullmatch(image)
     if match is None:
         return ""  # the defaulter ignores the parse error: the tag is empty

@@ -14,7 +14,8 @@ from typing import Any
 
 from policyeditor.engine.defaulting import apps, autoscaling, batch, core, networking, rbac
 from policyeditor.engine.defaulting.admissionregistration import apply_defaults
-from policyeditor.engine.defaulting.record import Recorder, deep_copy, join
+from policyeditor.engine.defaulting.record import Recorder, join
+from policyeditor.engine.objects import group_version_kind
 from policyeditor.engine.versions import DEFAULT_VERSION
 
 Defaulter = Callable[[dict[str, Any], Recorder], None]
@@ -87,17 +88,6 @@ REGISTRY: dict[tuple[str, str, str], Defaulter] = {
 }
 
 
-def group_version_kind(obj: Any) -> tuple[str, str, str] | None:
-    """(group, version, kind) from an object's apiVersion and kind; None when they are not text."""
-    if not isinstance(obj, dict):
-        return None
-    api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str):
-        return None
-    group, _, version = api_version.rpartition("/")
-    return group, version, kind
-
-
 def defaulter_for(obj: Any) -> Defaulter | None:
     """The registered defaulter of this object's kind, None when the kind has none."""
     gvk = group_version_kind(obj)
@@ -120,7 +110,7 @@ def default_object(obj: Any, version: str = DEFAULT_VERSION) -> Defaulted:
     defaulter = defaulter_for(obj)
     if defaulter is None:
         return Defaulted(obj)
-    copied = deep_copy(obj)
+    copied = dict(obj)  # the defaulters copy what they write below it (record.child, items)
     rec = Recorder(version=version)
     defaulter(copied, rec)
     if not rec.paths:

@@ -6,7 +6,7 @@ discovery would tell (plural, namespaced, subresources, equivalent resources).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -38,14 +38,7 @@ class ResourceInfo:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form for the API and the UI."""
-        return {
-            "group": self.group,
-            "version": self.version,
-            "kind": self.kind,
-            "plural": self.plural,
-            "namespaced": self.namespaced,
-            "subresources": list(self.subresources),
-        }
+        return {**asdict(self), "subresources": list(self.subresources)}
 
 
 def guess_plural(kind: str) -> str:

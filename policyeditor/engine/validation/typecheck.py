@@ -19,6 +19,7 @@ from policyeditor.engine.apimachinery import child, index
 from policyeditor.engine.cel import schema_check
 from policyeditor.engine.cel.model import Context
 from policyeditor.engine.errors import FieldError
+from policyeditor.engine.objects import group_version_kind
 
 MAX_TYPES_TO_CHECK = 10
 
@@ -60,14 +61,8 @@ def types_to_check(spec: dict[str, Any], version: str) -> list[tuple[str, str, s
 
 
 def _param_schema(spec: dict[str, Any], version: str) -> dict[str, Any] | None:
-    param_kind = spec.get("paramKind")
-    if not isinstance(param_kind, dict):
-        return None
-    api_version, kind = param_kind.get("apiVersion"), param_kind.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str):
-        return None
-    group, _, served = api_version.rpartition("/")
-    return schemas.schema_for(group, served, kind, version)
+    gvk = group_version_kind(spec.get("paramKind"))
+    return schemas.schema_for(*gvk, version) if gvk is not None else None
 
 
 def type_check_warnings(spec: dict[str, Any], version: str, declarations: Any) -> list[FieldError]:

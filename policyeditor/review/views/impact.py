@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpResponse
@@ -85,6 +87,9 @@ def impact_run(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
             page=Paginator(rows, 100).get_page(request.GET.get("page")),
             matching=len(rows),
             filters={"result": result, "operation": operation, "changed": only_changed, "q": text},
+            # The filters for the pages' links, encoded as the template's urlencode filter does.
+            pager_query=f"result={quote(result)}&operation={quote(operation)}&q={quote(text)}&"
+            + ("changed=1&" if only_changed else ""),
             results=impact.RESULTS,
             operations=impact.OPERATIONS,
         )

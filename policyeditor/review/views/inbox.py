@@ -70,6 +70,10 @@ def activity(request: HtmxHttpRequest) -> HttpResponse:
         "draft_id": draft_id,
         "action": action,
         "actions": Action.choices,
+        "pager_query": (
+            f"team={team.pk if team else ''}&draft={'' if draft_id is None else draft_id}"
+            f"&action={action}&"
+        ),
     }
     return render(request, "review/activity.html", context)
 

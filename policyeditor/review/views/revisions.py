@@ -154,6 +154,7 @@ def revision_history(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         "page": page,
         "compare": compare,
         "approved": workflow.approved_revision(draft),
+        "pager_query": f"compare={compare.number if compare else ''}&",
     }
     return render(request, "review/history.html", context)
 

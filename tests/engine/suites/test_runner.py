@@ -334,27 +334,30 @@ def test_a_case_keeps_the_response_fields_of_its_outcome_but_not_the_steps():
     assert data["result"] == "error" and "no such key: rrrrreplicas" in data["message"]
 
 
-DEFAULTING_SUITE = """apiVersion: policyeditor.dev/v1
+# One Deployment, evaluated with defaulting (the suite's default) and without it.
+_DEFAULTING_OBJECT = """  object:
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web, namespace: default}
+    spec: {template: {spec: {containers: [{name: web, image: nginx}]}}}
+"""
+DEFAULTING_SUITE = (
+    """apiVersion: policyeditor.dev/v1
 kind: PolicyTest
 policies: [policy.yaml]
 kubernetesVersion: "1.34"
 cases:
 - name: sees-the-default
-  object:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: web, namespace: default}
-    spec: {template: {spec: {containers: [{name: web, image: nginx}]}}}
-  expect: {result: allow}
+"""
+    + _DEFAULTING_OBJECT
+    + """  expect: {result: allow}
 - name: as-pasted
   defaulting: false
-  object:
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: web, namespace: default}
-    spec: {template: {spec: {containers: [{name: web, image: nginx}]}}}
-  expect: {result: deny}
 """
+    + _DEFAULTING_OBJECT
+    + """  expect: {result: deny}
+"""
+)
 
 STRATEGY_POLICY = """apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy

@@ -24,6 +24,15 @@ def strip_status(text: str) -> str:
     return text
 
 
+def parses(parse: Callable[..., Any], *args: Any) -> bool:
+    """True when `parse(*args)` succeeds: the isIP, isCIDR, isQuantity, isURL, isSemver checks."""
+    try:
+        parse(*args)
+    except LibraryError:
+        return False
+    return True
+
+
 def guarded(function: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap an implementation so unexpected Python errors surface as cel-go's `no such overload`."""
 

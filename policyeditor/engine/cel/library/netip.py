@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from policyeditor.engine.cel.library.errors import LibraryError
+from policyeditor.engine.cel.library.errors import LibraryError, parses
 
 
 class NetipError(LibraryError):
@@ -343,11 +343,7 @@ def parse_cidr(text: str) -> Prefix:
 
 def is_ip(text: str) -> bool:
     """isIP(string)."""
-    try:
-        parse_ip(text)
-    except LibraryError:
-        return False
-    return True
+    return parses(parse_ip, text)
 
 
 def is_canonical_ip(text: str) -> bool:
@@ -357,8 +353,4 @@ def is_canonical_ip(text: str) -> bool:
 
 def is_cidr(text: str) -> bool:
     """isCIDR(string)."""
-    try:
-        parse_cidr(text)
-    except LibraryError:
-        return False
-    return True
+    return parses(parse_cidr, text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from policyeditor.engine.cel.library.errors import LibraryError
+from policyeditor.engine.cel.library.errors import LibraryError, parses
 
 SPLIT_RE = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 ERR_FORMAT = f"quantities must match the regular expression '{SPLIT_RE}'"
@@ -177,11 +177,7 @@ def parse_quantity(text: str) -> Quantity:
 
 def is_quantity(text: str) -> bool:
     """isQuantity(string)."""
-    try:
-        parse_quantity(text)
-    except LibraryError:
-        return False
-    return True
+    return parses(parse_quantity, text)
 
 
 def as_integer(quantity: Quantity) -> int:

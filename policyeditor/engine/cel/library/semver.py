@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from policyeditor.engine.cel.library.errors import LibraryError
+from policyeditor.engine.cel.library.errors import LibraryError, parses
 
 _NUMBERS = frozenset("0123456789")
 _ALPHANUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-") | _NUMBERS
@@ -152,8 +152,4 @@ def parse_semver(text: str, normalize: bool = False) -> Version:
 
 def is_semver(text: str, normalize: bool = False) -> bool:
     """isSemver(string[, normalize])."""
-    try:
-        parse_semver(text, normalize)
-    except LibraryError:
-        return False
-    return True
+    return parses(parse_semver, text, normalize)

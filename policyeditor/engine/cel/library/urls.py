@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from policyeditor.engine.cel.library.errors import LibraryError
+from policyeditor.engine.cel.library.errors import LibraryError, parses
 
 # Go works on bytes; so do we (str is encoded as UTF-8 first), to keep indices and escapes exact.
 _PATH, _PATH_SEGMENT, _HOST, _ZONE, _USER_PASSWORD, _QUERY_COMPONENT, _FRAGMENT = range(7)
@@ -343,8 +343,4 @@ def to_url(text: str) -> URL:
 
 def is_url(text: str) -> bool:
     """The library's isURL()."""
-    try:
-        to_url(text)
-    except LibraryError:
-        return False
-    return True
+    return parses(to_url, text)

@@ -26,19 +26,10 @@ results:
     result: pass
 """
 
-LEGACY_KYVERNO_TEST = """\
-name: disallow-latest-tag
-policies:
-  - disallow_latest_tag.yaml
-resources:
-  - resource.yaml
-results:
-  - policy: disallow-latest-tag
-    rule: require-image-tag
-    resource: myapp-pod
-    kind: Pod
-    result: pass
-"""
+# The same test in the layout before apiVersion/kind: a top-level name, one `resource` per result.
+LEGACY_KYVERNO_TEST = "name: disallow-latest-tag\n" + KYVERNO_TEST.split(
+    "  name: disallow-latest-tag\n"
+)[1].replace("resources: [myapp-pod]", "resource: myapp-pod")
 
 
 @pytest.mark.parametrize(

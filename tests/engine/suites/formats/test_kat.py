@@ -165,6 +165,11 @@ def test_several_policies_without_a_matching_prefix_is_a_case_error(tmp_path):
     assert "must start with a policy name" in error
 
 
+def _with_authorizer(text: str) -> dict[str, str]:
+    """The files of case p.x.allow: the object and an authorizer file of `text`."""
+    return {"p.x.allow.object.yaml": OBJECT, "p.x.allow.authorizer.yaml": text}
+
+
 # A test file that kat cannot make a case of: the files, and what the case's error says.
 CASE_ERRORS = [
     pytest.param(
@@ -178,10 +183,7 @@ CASE_ERRORS = [
         id="unknown-request-field",
     ),
     pytest.param(
-        {
-            "p.x.allow.object.yaml": OBJECT,
-            "p.x.allow.authorizer.yaml": "- {verb: get, decision: maybe}\n",
-        },
+        _with_authorizer("- {verb: get, decision: maybe}\n"),
         ["decision: Unsupported value: 'maybe'"],
         id="bad-authorizer-decision",
     ),
@@ -191,10 +193,7 @@ CASE_ERRORS = [
         id="broken-yaml-names-the-file-and-line",
     ),
     pytest.param(
-        {
-            "p.x.allow.object.yaml": OBJECT,
-            "p.x.allow.authorizer.yaml": "- verb: get\n  decision: : x\n",
-        },
+        _with_authorizer("- verb: get\n  decision: : x\n"),
         ["p.x.allow.authorizer.yaml: line 2: mapping values are not allowed"],
         id="broken-authorizer-yaml-names-the-line-of-the-file",
     ),
@@ -225,15 +224,23 @@ def test_an_empty_tests_folder_is_a_suite_error(tmp_path):
 # What kat's own reader does (zemanlx/kat internal/loader request.go and suite.go,
 # internal/evaluator match.go and evaluator.go), where the API server has no say.
 
-DENY_ALL = """apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
+
+def _configmap_policy(kind: str) -> str:
+    """The head of a policy `p` of `kind` on ConfigMap creates and updates; its spec goes on."""
+    return f"""apiVersion: admissionregistration.k8s.io/v1
+kind: {kind}
 metadata:
   name: p
 spec:
   matchConstraints:
     resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
-  validations:
+    - {{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}}
+"""
+
+
+DENY_ALL = (
+    _configmap_policy("ValidatingAdmissionPolicy")
+    + """  validations:
   - expression: "false"
     message: no configmaps here
 ---
@@ -248,22 +255,18 @@ spec:
     namespaceSelector:
       matchLabels: {env: prod}
 """
+)
 
-LABEL_ADDER = """apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata:
-  name: p
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
-  failurePolicy: Fail
+LABEL_ADDER = (
+    _configmap_policy("MutatingAdmissionPolicy")
+    + """  failurePolicy: Fail
   reinvocationPolicy: Never
   mutations:
   - patchType: ApplyConfiguration
     applyConfiguration:
       expression: 'Object{metadata: Object.metadata{labels: {"added": "yes"}}}'
 """
+)
 
 
 def _run(tmp_path: Path, policies: str, files: dict[str, str]) -> dict:
