@@ -11,9 +11,11 @@ from policyeditor.engine.defaulting import default_object
 from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.objects import BINDING_KINDS, POLICY_KINDS, name_of
 from policyeditor.engine.suites.check import check
+from policyeditor.engine.suites.formats.kyverno_results import NOT_VALIDATED, grade
 from policyeditor.engine.suites.model import (
     LAYOUT_KAPTEST,
     LAYOUT_KAT,
+    LAYOUT_KYVERNO,
     UNSET,
     CaseResult,
     Expectation,
@@ -24,15 +26,17 @@ from policyeditor.engine.suites.model import (
 def run_case(case: TestCase) -> CaseResult:
     """Evaluate one case and compare; never raises (an engine failure is a failed case)."""
     if case.error:
-        return CaseResult(case=case, passed=False, failures=[case.error])
+        return CaseResult(case=case, passed=False, failures=[case.error], notes=list(case.notes))
     try:
-        return _evaluate_case(case)
+        result = _evaluate_case(case)
     except Exception as error:
-        return CaseResult(
+        result = CaseResult(
             case=case,
             passed=False,
             failures=[f"evaluation failed: {type(error).__name__}: {error}"],
         )
+    result.notes = [*case.notes, *result.notes]
+    return result
 
 
 def _evaluate_case(case: TestCase) -> CaseResult:
@@ -50,7 +54,10 @@ def _evaluate_case(case: TestCase) -> CaseResult:
     problems = [] if case.cel_only else _validation_problems(relevant, version, validation)
     if problems:
         return CaseResult(
-            case=case, passed=False, failures=["the policies are not valid:", *problems]
+            case=case,
+            passed=False,
+            failures=["the policies are not valid:", *problems],
+            notes=[NOT_VALIDATED] if case.layout == LAYOUT_KYVERNO else [],
         )
     from policyeditor.engine import admission
 
@@ -96,12 +103,19 @@ def _evaluate_case(case: TestCase) -> CaseResult:
     failures = check(
         expect, outcome, input_object=input_object, kaptest=case.layout == LAYOUT_KAPTEST
     )
+    notes: list[str] = []
+    if case.layout == LAYOUT_KYVERNO:
+        # the Kyverno CLI's pass/fail/skip per policy, and where Kyverno would answer otherwise
+        more, notes = grade(case, outcome, input_object)
+        failures += more
     mock = kwargs["authorizer"]
     if failures and case.authorizer is not None:
         # a mock that does not match the check asked is the usual reason such a case fails
         asked = [_describe_check(attributes) for attributes in mock.checks] or ["none"]
         failures.append("authorization checks asked: " + "; ".join(asked))
-    return CaseResult(case=case, passed=not failures, failures=failures, outcome=_summary(outcome))
+    return CaseResult(
+        case=case, passed=not failures, failures=failures, outcome=_summary(outcome), notes=notes
+    )
 
 
 def expectation_for(case: TestCase, version: str) -> tuple[Expectation, Any]:

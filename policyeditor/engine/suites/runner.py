@@ -52,6 +52,8 @@ class Report:
             lines.append(f"{status}  {result.case.suite} :: {result.case.name}")
             for failure in result.failures:
                 lines.extend("      " + line for line in failure.splitlines())
+            for note in result.notes:
+                lines.append("      note: " + note)
         lines.append(self.summary())
         return "\n".join(lines) + "\n"
 
