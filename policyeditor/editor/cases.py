@@ -40,6 +40,8 @@ class TestsOutcome:
     runs: list[CaseResult] = field(default_factory=list)
     problem: str = ""
     available: bool = True
+    # (label, url) of the zip downloads of the saved cases, one per export layout.
+    exports: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def passed(self) -> int:
@@ -90,7 +92,8 @@ def run_current(draft: Draft, documents: list[dict], version: str) -> TestsOutco
         )
         for item in raw
     ]
-    return TestsOutcome(runs=runs)
+    links = testcases.export_links(draft) if testcases.export_links is not None else []
+    return TestsOutcome(runs=runs, exports=links)
 
 
 def _slug(name: str) -> str:
