@@ -24,8 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from policyeditor.engine.objects import BINDING_KINDS, MAP, POLICY_KINDS, VAP, name_of, namespace_of
-from policyeditor.engine.schemas.resources import resource_for_kind
 from policyeditor.engine.suites.files import display, load_documents, split_documents
+from policyeditor.engine.suites.formats.kyverno_inputs import (
+    namespace_labels,
+    namespaces,
+    user_info,
+)
 from policyeditor.engine.suites.formats.kyverno_results import load_notes
 from policyeditor.engine.suites.model import (
     LAYOUT_KYVERNO,
@@ -147,20 +151,20 @@ def load_kyverno(path: Path, *, default_version: str | None = None) -> list[Test
     policy_docs = _load_files(base, test, "policies", problems)
     objects = _load_files(base, test, "resources", problems)
     params = _load_files(base, test, "paramResources", problems)
-    labels = _namespace_labels(base, test, problems)
-    user_info = _user_info(base, test, problems)
+    labels = namespace_labels(base, test, problems)
+    user = user_info(base, test, problems)
     if problems:
         raise SuiteError(suite, "; ".join(problems))
     documents, others = split_documents(policy_docs)
-    namespaces = _namespaces(labels, objects, default_version)
+    cluster_namespaces = namespaces(labels, objects, default_version)
     ignored = [key for key in _KYVERNO_ONLY if test.get(key)]
     cases: list[TestCase] = []
     for index, entry in enumerate(test.get("results") or []):
         where = f"results[{index}]"
         for case in _result_cases(suite, base, where, entry, documents, others, objects):
             case.version = default_version
-            case.resources = [*params, *namespaces]
-            case.user_info = copy.deepcopy(user_info)
+            case.resources = [*params, *cluster_namespaces]
+            case.user_info = copy.deepcopy(user)
             if ignored:
                 case.notes.append(
                     f"ignored: {', '.join(ignored)} (Kyverno policies only, not admission policies)"
@@ -203,94 +207,6 @@ def _load_files(
         except SuiteError as error:
             problems.append(f"{key}[{index}]: {relative}: {error.message} ({error.source})")
     return docs
-
-
-def _side_file(
-    base: Path, test: dict[str, Any], key: str, kinds: tuple[str, ...], problems: list[str]
-) -> dict[str, Any] | None:
-    """The one document of a `variables` or `userinfo` file, checked to be of one of `kinds`."""
-    relative = test.get(key)
-    if not relative:
-        return None
-    try:
-        docs = load_documents(base / relative, what=f"{key} file")
-    except SuiteError as error:
-        problems.append(f"{key}: {relative}: {error.message} ({error.source})")
-        return None
-    if len(docs) != 1:
-        problems.append(f"{key}: {relative}: expected one YAML document, found {len(docs)}")
-        return None
-    doc = docs[0]
-    kind = doc.get("kind")
-    if kind is not None and kind not in kinds:
-        problems.append(f"{key}: {relative}: expected {' or '.join(kinds)}, found {kind}")
-        return None
-    return doc
-
-
-def _namespace_labels(
-    base: Path, test: dict[str, Any], problems: list[str]
-) -> dict[str, dict[str, str]]:
-    """Namespace name -> labels, from the Values file and the inline `values` (values.go)."""
-    # Kyverno reads both kinds' spellings: `Values` (the type) and `Value` (its own test data).
-    specs = [_side_file(base, test, "variables", ("Values", "Value"), problems), test.get("values")]
-    labels: dict[str, dict[str, str]] = {}
-    for spec in specs:
-        if not isinstance(spec, dict):
-            continue
-        for index, entry in enumerate(spec.get("namespaceSelector") or []):
-            name = entry.get("name") if isinstance(entry, dict) else None
-            given = entry.get("labels") if isinstance(entry, dict) else None
-            if not isinstance(name, str) or not isinstance(given or {}, dict):
-                problems.append(f"namespaceSelector[{index}]: expected a name and a map of labels")
-                continue
-            labels[name] = {str(k): str(v) for k, v in (given or {}).items()}
-    return labels
-
-
-def _user_info(base: Path, test: dict[str, Any], problems: list[str]) -> dict[str, Any] | None:
-    """The request's userInfo from a UserInfo file (user_info.go: RequestInfo's `userInfo`)."""
-    doc = _side_file(base, test, "userinfo", ("UserInfo",), problems)
-    if doc is None:
-        return None
-    raw = doc.get("userInfo")
-    if raw is None:
-        return None  # roles and clusterRoles alone: used by Kyverno policies only
-    if not isinstance(raw, dict):
-        problems.append("userinfo: userInfo: expected a mapping")
-        return None
-    return {k: raw[k] for k in ("username", "uid", "groups", "extra") if raw.get(k) is not None}
-
-
-def _namespaces(
-    labels: dict[str, dict[str, str]], objects: list[dict[str, Any]], version: str | None
-) -> list[dict[str, Any]]:
-    """The namespaces the cluster holds: those of the values file, and each one a resource uses."""
-    # The API server reads namespace labels from the real namespace, which carries the automatic
-    # kubernetes.io/metadata.name label (pkg/registry/core/namespace/strategy.go, PrepareForCreate).
-    names = dict.fromkeys(labels)
-    for obj in objects:
-        namespace = namespace_of(obj) or ("default" if _namespaced(obj, version) else "")
-        if namespace and obj.get("kind") != "Namespace":
-            names.setdefault(namespace)
-    return [
-        {
-            "apiVersion": "v1",
-            "kind": "Namespace",
-            "metadata": {
-                "name": name,
-                "labels": {**labels.get(name, {}), "kubernetes.io/metadata.name": name},
-            },
-        }
-        for name in names
-    ]
-
-
-def _namespaced(obj: dict[str, Any], version: str | None) -> bool:
-    group, _, api_version = str(obj.get("apiVersion", "")).rpartition("/")
-    args = (group, api_version, str(obj.get("kind", "")))
-    info = resource_for_kind(*args, version) if version else resource_for_kind(*args)
-    return info.namespaced if info is not None else bool(namespace_of(obj))
 
 
 def _result_cases(
