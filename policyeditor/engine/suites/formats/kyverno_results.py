@@ -46,6 +46,11 @@ MAP_BINDING_WITHOUT_MATCH = (
     "binding {binding} has no matchResources: kube-apiserver applies it to every request the "
     "policy matches; Kyverno's CLI never evaluates such a binding"
 )
+POLICY_CONSTRAINTS = (
+    "the policy's matchConstraints do not match the request ({reason}), so kube-apiserver skips it; "
+    "Kyverno's CLI does not check them when the policy has bindings and evaluates it through any "
+    "binding whose matchResources match"
+)
 PARAMS_PER_OBJECT = (
     "binding {binding}'s paramRef selects {count} param objects ({names}): kube-apiserver "
     "evaluates the policy once per param object"
@@ -88,7 +93,16 @@ def grade(
     if expected is not None and actual != expected and not warned:
         why = _why(mine, outcome)
         failures.append(f"expected result {expected}, got {actual}{why}")
-    return failures, _notes(mine, actual, is_map=is_map, unchanged=unchanged)
+    notes = _notes(mine, actual, is_map=is_map, unchanged=unchanged)
+    if not is_map and actual == "skip" and _has_bindings(case):
+        # validate.go, Validate: with bindings and no cluster, only each binding's matchResources
+        # are matched, never the policy's own matchConstraints
+        notes += [
+            POLICY_CONSTRAINTS.format(reason=p.reason)
+            for p in mine
+            if p.binding is None and not p.matched and p.reason
+        ]
+    return failures, notes
 
 
 def report_result(outcomes: list[PolicyOutcome], *, mutating: bool) -> str:
@@ -135,6 +149,13 @@ def _notes(
     if is_map and actual == "pass" and unchanged:
         notes.append(NO_EFFECT)
     return notes
+
+
+def _has_bindings(case: TestCase) -> bool:
+    return any(
+        d.get("kind") in BINDING_KINDS and object_at(d, "spec").get("policyName") == case.policy
+        for d in case.documents
+    )
 
 
 def _policy_kind(case: TestCase) -> str | None:

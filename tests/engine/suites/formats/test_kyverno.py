@@ -409,3 +409,32 @@ def test_a_test_file_with_two_documents_is_refused(tmp_path):
         assert error.message == "invalid Kyverno test: expected one YAML document, found 2"
     else:
         raise AssertionError("expected a SuiteError")
+
+
+def test_a_request_outside_the_policy_constraints_is_skipped_with_a_note_on_kyverno(tmp_path):
+    policy = POLICY.format(failure="Fail", expression="object.spec.replicas <= 2")
+    policy += BINDING.format(name="deny-a", actions="[Deny]", team="a")
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: apps}\nspec: {containers: []}\n"
+    path = _write(
+        tmp_path,
+        {
+            "policy.yaml": policy,
+            "deployment.yaml": pod,
+            "values.yaml": VALUES,
+            "kyverno-test.yaml": _test_file("skip").replace("kind: Deployment", "kind: Pod"),
+        },
+    )
+    [result] = run([path]).results
+    assert result.passed, result.failures
+    assert result.notes == [
+        "the policy's matchConstraints do not match the request (API group '' not in [apps]), so "
+        "kube-apiserver skips it; Kyverno's CLI does not check them when the policy has bindings "
+        "and evaluates it through any binding whose matchResources match"
+    ]
+
+
+def test_notes_come_back_from_worker_processes():
+    one = run([DATA], jobs=1)
+    two = run([DATA], jobs=2)
+    assert [r.notes for r in two.results] == [r.notes for r in one.results]
+    assert any(r.notes for r in two.results)
