@@ -127,9 +127,10 @@ def _case_files(
 
 def _list_yaml(entries: list[Any]) -> str:
     """A top-level YAML list (kat's authorizer file), dumped through the mapping dumper."""
-    text = dump_documents([{"entries": entries}])
-    lines = text.splitlines()[1:]
-    return "\n".join(line[2:] if line.startswith("  ") else line for line in lines) + "\n"
+    lines = dump_documents([{"entries": entries}]).splitlines()[1:]
+    # the dumper may indent the list under its key; a top-level list starts at column 0
+    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+    return "\n".join(line[indent:] for line in lines) + "\n"
 
 
 def _weakened(

@@ -258,3 +258,39 @@ def test_the_kaptest_export_is_one_manifest_with_object_references():
         "name": "cm-expected-6",
         "namespace": "apps",
     }
+
+
+def test_authorizer_mocks_export_to_kat_and_run_the_same(tmp_path):
+    policy = load_documents(
+        """\
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: may-create
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: [v1]
+      operations: [CREATE]
+      resources: [configmaps]
+  validations:
+  - expression: authorizer.group('').resource('secrets').namespace('apps').check('get').allowed()
+""",
+        source="p",
+    )
+    cases = [
+        {
+            "name": "allowed to read secrets",
+            "object": CONFIGMAP,
+            "authorizer": [{"resource": "secrets", "verb": "get", "decision": "allow"}],
+            "expect": {"result": "allow"},
+        },
+        {"name": "not allowed", "object": CONFIGMAP, "expect": {"result": "deny"}},
+    ]
+    export = export_suite("kat", policy, cases, version="1.36", name="authz")
+    _write(tmp_path, export.files)
+    report = run([tmp_path / "authz"])
+    assert report.ok, report.to_text()
+    assert [r.outcome["result"] for r in report.results] == ["allow", "deny"]
