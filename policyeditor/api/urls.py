@@ -13,6 +13,7 @@ from policyeditor.api.views_review import (
     ReviewListView,
     ReviewRequestView,
     TestCaseDetailView,
+    TestCaseExportView,
     TestCaseListView,
     TestCaseRunView,
 )
@@ -43,6 +44,11 @@ urlpatterns = [
     ),
     path("v1/drafts/<int:pk>/test-cases", TestCaseListView.as_view(), name="test_case_list"),
     path("v1/drafts/<int:pk>/test-cases/run", TestCaseRunView.as_view(), name="test_case_run"),
+    path(
+        "v1/drafts/<int:pk>/test-cases/export",
+        TestCaseExportView.as_view(),
+        name="test_case_export",
+    ),
     path(
         "v1/drafts/<int:pk>/test-cases/<int:case_id>",
         TestCaseDetailView.as_view(),

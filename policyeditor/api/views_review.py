@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 
-from django.http import Http404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import Http404, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,7 +31,7 @@ from policyeditor.api.serializers_review import (
 )
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.models import Draft, Revision
-from policyeditor.review import comments, testcases, workflow
+from policyeditor.review import bundle, comments, testcases, workflow
 from policyeditor.review.models import Comment, Decision, Review, SavedTestCase
 from policyeditor.review.workflow import NotAllowed, WorkflowError
 
@@ -319,3 +320,49 @@ class TestCaseRunView(ApiView):
             "summary": report.sentences,
         }
         return Response(TestReportSerializer(data).data)
+
+
+class TestCaseExportView(ApiView):
+    """GET the saved cases on a revision as a zip: PolicyTest bundle, kat, kaptest or Kyverno CLI."""
+
+    __test__ = False
+
+    @extend_schema(
+        operation_id="test_cases_export",
+        summary="Export the test cases",
+        parameters=[
+            OpenApiParameter(
+                "layout",
+                str,
+                enum=list(bundle.LAYOUTS),
+                description="policytest (default), kat, kaptest or kyverno.",
+            ),
+            OpenApiParameter("revision", int, description="Default: the latest revision."),
+        ],
+        responses={
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="A zip that `policyeditor test` and the tool run."
+            ),
+            400: problem("Unknown layout or revision value."),
+            404: problem("No such draft or revision."),
+            **AUTH_ERRORS,
+        },
+        tags=["tests"],
+    )
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        draft = get_draft_for(request.user, pk)
+        layout = request.query_params.get("layout", "policytest")
+        if layout not in bundle.LAYOUTS:
+            raise Problem(400, f"layout must be one of {', '.join(bundle.LAYOUTS)}, not {layout!r}")
+        number = request.query_params.get("revision")
+        wanted = revision_number(number) if number else None
+        if number is not None and wanted is None:
+            raise Problem(400, f"revision must be a revision number, not {number!r}")
+        revision = revision_of(draft, wanted)
+        filename, data = perform(
+            lambda: bundle.export_bundle(request.user, draft, revision, layout)
+        )
+        response = HttpResponse(data, content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        response["X-Draft-Revision"] = str(revision.number)
+        return response

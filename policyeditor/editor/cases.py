@@ -107,6 +107,9 @@ class TestsOutcome:
         """How many cases passed vacuously."""
         return sum(1 for run in self.runs if run.passed and run.vacuous)
 
+    # (label, url) of the zip downloads of the saved cases, one per export layout.
+    exports: list[tuple[str, str]] = field(default_factory=list)
+
     @property
     def passed(self) -> int:
         """How many cases pass."""
@@ -159,7 +162,8 @@ def run_current(draft: Draft, documents: list[dict], version: str) -> TestsOutco
         )
         for item in raw["runs"]
     ]
-    return TestsOutcome(runs=runs, coverage=coverage_view(raw["coverage"]))
+    links = testcases.export_links(draft) if testcases.export_links is not None else []
+    return TestsOutcome(runs=runs, coverage=coverage_view(raw["coverage"]), exports=links)
 
 
 def _slug(name: str) -> str:

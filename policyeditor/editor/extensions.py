@@ -60,6 +60,9 @@ class SavedCases:
     bundle_files: Callable[..., dict[str, str]]
     # (user, draft, case) -> the saved case; ValueError or teams.errors.WorkflowError says why not.
     save: Callable[[Any, Draft, dict], Any]
+    # draft -> (label, url) of the downloads of its saved cases on its last saved revision, one per
+    # export layout (PolicyTest bundle, kat, kaptest, Kyverno CLI).
+    export_links: Callable[[Draft], list[tuple[str, str]]] | None = None
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """PolicyTest bundles: a zip of a revision's documents and the draft's saved cases, both ways.
 
 The zip holds one folder with `policy.yaml` and `<name>.policytest.yaml`; unzipped, `policyeditor
-test <folder>` runs it unchanged. Import reads such a zip (or any zip with one PolicyTest suite) in
+test <folder>` runs it unchanged. The same cases export as kat directories, a kaptest manifest or
+Kyverno CLI tests (engine.suites.exports), each a zip that those tools and `policyeditor test` run. Import reads such a zip (or any zip with one PolicyTest suite) in
 memory with size and path checks, inlines `*File` parts of cases, and creates a draft.
 """
 
@@ -18,6 +19,7 @@ from policyeditor.editor.models import Draft, Revision
 from policyeditor.editor.services import DraftInputError, create_draft
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.loading import MAX_BYTES, load_documents
+from policyeditor.engine.suites.exports import EXPORT_LAYOUTS, export_suite
 from policyeditor.review import audit, testcases
 from policyeditor.review.models import Action, SavedTestCase
 from policyeditor.review.permissions import can_view
@@ -30,24 +32,50 @@ MAX_TOTAL = 4 * MAX_BYTES  # all members together, uncompressed
 _PARTS = ("object", "oldObject", "params", "namespaceObject")
 
 
-def export_bundle(user, draft: Draft, revision: Revision) -> tuple[str, bytes]:
-    """(file name, zip bytes) of the revision with the draft's saved cases."""
+# The layouts a draft's cases export as: ours, then those of engine.suites.exports.
+LAYOUTS = ("policytest", *EXPORT_LAYOUTS)
+LAYOUT_LABELS = {
+    "policytest": "PolicyTest bundle",
+    "kat": "kat directories",
+    "kaptest": "kaptest manifest",
+    "kyverno": "Kyverno CLI tests",
+}
+
+
+def export_bundle(
+    user, draft: Draft, revision: Revision, layout: str = "policytest"
+) -> tuple[str, bytes]:
+    """(file name, zip bytes) of the revision with the draft's saved cases, in `layout`."""
     if not can_view(user, draft) or revision.draft_id != draft.pk:
         raise NotAllowed("You cannot export this draft.")
+    if layout not in LAYOUTS:
+        raise WorkflowError(f"Unknown export layout {layout!r}: one of {', '.join(LAYOUTS)}.")
     name = testcases._slug(draft.name)
     cases = [saved.case for saved in draft.saved_test_cases.all()]
+    if layout == "policytest":
+        files = {
+            f"{name}/{filename}": text
+            for filename, text in testcases.bundle_files(revision, cases, name=name).items()
+        }
+        detail: dict[str, Any] = {"bundle": True, "cases": len(cases)}
+    else:
+        export = export_suite(
+            layout, revision.documents, cases, version=revision.kubernetes_version, name=name
+        )
+        files = export.files
+        detail = {"bundle": True, "layout": layout, "cases": len(cases) - len(export.left_out)}
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for filename, text in testcases.bundle_files(revision, cases, name=name).items():
-            archive.writestr(f"{name}/{filename}", text)
+        for filename, text in files.items():
+            archive.writestr(filename, text)
     audit.record(
         Action.EXPORTED,
         actor=user,
         draft=draft,
         revision_number=revision.number,
-        detail={"bundle": True, "cases": len(cases)},
+        detail=detail,
     )
-    return f"{name}-r{revision.number}.policytest.zip", buffer.getvalue()
+    return f"{name}-r{revision.number}.{layout}.zip", buffer.getvalue()
 
 
 def _read_zip(data: bytes) -> dict[str, str]:

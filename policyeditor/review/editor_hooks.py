@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from policyeditor.editor import extensions
 from policyeditor.editor.models import Draft
-from policyeditor.review import audit, permissions, testcases, workflow
+from policyeditor.review import audit, bundle, permissions, testcases, workflow
 from policyeditor.review.models import Action, DraftWorkflow, SavedTestCase
 from policyeditor.teams.models import Team
 
@@ -27,6 +27,15 @@ def join_team(draft: Draft, team: Team) -> bool:
     # Not workflow.assign_team: the demo drafts join whatever their owner's role (bob reviews).
     _, created = DraftWorkflow.objects.get_or_create(draft=draft, defaults={"team": team})
     return created
+
+
+def export_links(draft: Draft) -> list[tuple[str, str]]:
+    """(label, url) of the saved cases' zip in each export layout, on the last saved revision."""
+    revision = workflow.latest_revision(draft)
+    if revision is None:
+        return []
+    url = reverse("review:bundle_export", args=[draft.pk, revision.number])
+    return [(bundle.LAYOUT_LABELS[layout], f"{url}?layout={layout}") for layout in bundle.LAYOUTS]
 
 
 def saved(draft: Draft) -> list[SavedTestCase]:
@@ -55,5 +64,6 @@ EXTENSION = extensions.Extension(
         summary=testcases.case_summary,
         bundle_files=testcases.bundle_files,
         save=testcases.save_case,
+        export_links=export_links,
     ),
 )

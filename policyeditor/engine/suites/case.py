@@ -12,9 +12,11 @@ from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.objects import BINDING_KINDS, POLICY_KINDS, name_of
 from policyeditor.engine.suites.check import check
 from policyeditor.engine.suites.coverage import trace
+from policyeditor.engine.suites.formats.kyverno_results import NOT_VALIDATED, grade
 from policyeditor.engine.suites.model import (
     LAYOUT_KAPTEST,
     LAYOUT_KAT,
+    LAYOUT_KYVERNO,
     UNSET,
     CaseResult,
     Expectation,
@@ -29,15 +31,17 @@ def run_case(case: TestCase, *, coverage: bool = False) -> CaseResult:
     `coverage`: keep the trace of what the evaluation evaluated (suites/coverage.py).
     """
     if case.error:
-        return CaseResult(case=case, passed=False, failures=[case.error])
+        return CaseResult(case=case, passed=False, failures=[case.error], notes=list(case.notes))
     try:
-        return _evaluate_case(case, coverage)
+        result = _evaluate_case(case, coverage)
     except Exception as error:
-        return CaseResult(
+        result = CaseResult(
             case=case,
             passed=False,
             failures=[f"evaluation failed: {type(error).__name__}: {error}"],
         )
+    result.notes = [*case.notes, *result.notes]
+    return result
 
 
 def _evaluate_case(case: TestCase, coverage: bool) -> CaseResult:
@@ -55,7 +59,10 @@ def _evaluate_case(case: TestCase, coverage: bool) -> CaseResult:
     problems = [] if case.cel_only else _validation_problems(relevant, version, validation)
     if problems:
         return CaseResult(
-            case=case, passed=False, failures=["the policies are not valid:", *problems]
+            case=case,
+            passed=False,
+            failures=["the policies are not valid:", *problems],
+            notes=[NOT_VALIDATED] if case.layout == LAYOUT_KYVERNO else [],
         )
     from policyeditor.engine import admission
 
@@ -101,6 +108,11 @@ def _evaluate_case(case: TestCase, coverage: bool) -> CaseResult:
     failures = check(
         expect, outcome, input_object=input_object, kaptest=case.layout == LAYOUT_KAPTEST
     )
+    notes: list[str] = []
+    if case.layout == LAYOUT_KYVERNO:
+        # the Kyverno CLI's pass/fail/skip per policy, and where Kyverno would answer otherwise
+        more, notes = grade(case, outcome, input_object)
+        failures += more
     mock = kwargs["authorizer"]
     if failures and case.authorizer is not None:
         # a mock that does not match the check asked is the usual reason such a case fails
@@ -113,6 +125,7 @@ def _evaluate_case(case: TestCase, coverage: bool) -> CaseResult:
         outcome=_summary(outcome),
         vacuous="" if failures else vacuous_reason(expect, outcome),
         trace=trace(documents, outcome) if coverage else None,
+        notes=notes,
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 LAYOUT_POLICYTEST = "policytest"
 LAYOUT_KAT = "kat"
 LAYOUT_KAPTEST = "kaptest"
+LAYOUT_KYVERNO = "kyverno"
 
 RESULTS = ("allow", "deny", "warn", "audit", "skip", "error")
 
@@ -67,6 +68,9 @@ class Expectation:
     object: Any = UNSET
     # kat: a mutation without a golden file is a failure.
     forbid_mutation: bool = False
+    # Kyverno CLI: the PolicyReport result (pass, fail, warn, error, skip) the case's policy must
+    # report, graded by formats/kyverno_results.py.
+    report_result: str | None = None
 
 
 @dataclass
@@ -100,6 +104,9 @@ class TestCase:
     defaulting: bool = True
     # Set when the case itself is malformed: it fails with this message and is not evaluated.
     error: str | None = None
+    # Where the suite's tool would report something else than the API server (Kyverno CLI):
+    # printed under the case, never a failure on their own.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def full_name(self) -> str:
@@ -121,6 +128,8 @@ class CaseResult:
     vacuous: str = ""
     # With coverage on, what the case evaluated (suites/coverage.py CaseTrace), else None.
     trace: Any = None
+    # The case's notes plus those its outcome adds (TestCase.notes).
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form for `policyeditor test -o json`."""
@@ -131,6 +140,7 @@ class CaseResult:
             "source": self.case.source,
             "passed": self.passed,
             "failures": list(self.failures),
+            "notes": list(self.notes),
         }
         if self.outcome is not None:
             data["result"] = self.outcome.get("result")

@@ -1,9 +1,10 @@
 """Which suites lie under some paths, and loading and running one of them.
 
 Discovery under a directory picks up `*.policytest.yaml` files, `kaptest.yaml` (and `*.kaptest.yaml`)
-manifests and kat directories (policy files next to a `tests/` folder). A file given explicitly is
-read by its content: a PolicyTest, another tool's test file (named, not run: formats/foreign.py),
-else a kaptest manifest (kaptest allows any file name).
+manifests, kat directories (policy files next to a `tests/` folder) and Kyverno CLI
+`kyverno-test.yaml` files. A file given explicitly is read by its content: a PolicyTest, a Kyverno
+CLI Test, another tool's test file (named, not run: formats/foreign.py), else a kaptest manifest
+(kaptest allows any file name).
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ from policyeditor.engine.suites.formats.kat import (
     is_kat_dir,
     is_policy_file,
     load_kat,
+)
+from policyeditor.engine.suites.formats.kyverno import (
+    is_kyverno_name,
+    load_kyverno,
+    looks_like_kyverno_test,
 )
 from policyeditor.engine.suites.formats.policytest import (
     is_policytest,
@@ -71,7 +77,7 @@ def suite_plan(paths: Iterable[str | os.PathLike[str]]) -> list[SuiteUnit | Suit
             continue
         found = list(_suites_under(path))
         if not found:
-            message = "no test suites found (*.policytest.yaml, kaptest.yaml, or a kat directory with tests/)"
+            message = "no test suites found (*.policytest.yaml, kaptest.yaml, kyverno-test.yaml, or a kat directory with tests/)"
             foreign = _foreign_files(path) if path.is_dir() else []
             if foreign:
                 # Say why the directory's test files are not run rather than only that none are.
@@ -164,6 +170,8 @@ def _suites_under(path: Path) -> Iterable[tuple[Any, Path, str | None]]:
                 yield load_policytest, file, None
             elif is_kaptest_name(file):
                 yield load_kaptest, file, None
+            elif is_kyverno_name(file):
+                yield load_kyverno, file, None
 
 
 def _file_suite(path: Path) -> tuple[Any, Path, str | None]:
@@ -179,6 +187,8 @@ def _file_suite(path: Path) -> tuple[Any, Path, str | None]:
         return load_kaptest, path, None  # the kaptest loader reports the same read error
     if len(docs) == 1 and looks_like_policytest(docs[0]):
         return load_policytest, path, None
+    if any(looks_like_kyverno_test(doc) for doc in docs):
+        return load_kyverno, path, None
     foreign = next((what for what in map(foreign_format, docs) if what), None)
     if foreign:
         return _not_run(not_run_message(path, foreign)), path, None
@@ -196,7 +206,7 @@ def _not_a_suite(message: str) -> Any:
 
 
 def _refuse(path: Path, *, message: str, **_: Any) -> list[TestCase]:
-    hint = "(expected a PolicyTest, a kaptest manifest, or a kat directory with tests/)"
+    hint = "(expected a PolicyTest, a kaptest manifest, a Kyverno CLI test, or a kat directory with tests/)"
     raise SuiteError(display(path), f"{message} {hint}")
 
 
@@ -206,7 +216,7 @@ def _not_run(message: str) -> Any:
 
 
 def _refuse_foreign(path: Path, *, message: str, **_: Any) -> list[TestCase]:
-    hint = "(policyeditor runs PolicyTest files, kaptest manifests and kat directories)"
+    hint = "(policyeditor runs PolicyTest files, kaptest manifests, kat directories and Kyverno CLI tests)"
     raise SuiteError(display(path), f"{message} {hint}")
 
 

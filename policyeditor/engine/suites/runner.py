@@ -61,6 +61,8 @@ class Report:
             lines.append(f"{status}  {result.case.suite} :: {result.case.name}")
             for failure in result.failures:
                 lines.extend("      " + line for line in failure.splitlines())
+            for note in result.notes:
+                lines.append("      note: " + note)
             if result.passed and result.vacuous:
                 lines.append(f"      warning: passed vacuously: {result.vacuous}")
         if self.coverage is not None:

@@ -82,10 +82,20 @@ def case_delete(request: HtmxHttpRequest, pk: int, case_id: int) -> HttpResponse
 
 @require_GET
 def bundle_export(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
-    """The revision and the saved cases as a zip that `policyeditor test` runs."""
+    """The revision and the saved cases as a zip that `policyeditor test` runs.
+
+    `?layout=` picks the layout: policytest (the default), kat, kaptest or kyverno.
+    """
     draft, revision = draft_and_revision(request.user, pk, number)
+    layout = request.GET.get("layout", "policytest")
+    if layout not in bundle.LAYOUTS:
+        return HttpResponse(
+            f"Unknown export layout {layout!r}: one of {', '.join(bundle.LAYOUTS)}.",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
     try:
-        filename, data = bundle.export_bundle(request.user, draft, revision)
+        filename, data = bundle.export_bundle(request.user, draft, revision, layout)
     except workflow.NotAllowed as error:
         return forbidden(request, str(error))
     response = HttpResponse(data, content_type="application/zip")

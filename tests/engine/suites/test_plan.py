@@ -77,7 +77,7 @@ def test_missing_paths_and_empty_directories_are_errors(tmp_path):
     assert cases == []
     assert [e.message for e in errors] == [
         "no such file or directory",
-        "no test suites found (*.policytest.yaml, kaptest.yaml, or a kat directory with tests/)",
+        "no test suites found (*.policytest.yaml, kaptest.yaml, kyverno-test.yaml, or a kat directory with tests/)",
     ]
 
 
@@ -156,6 +156,7 @@ def test_report_json_is_machine_readable():
         "passed": True,
         "failures": [],
         "vacuous": None,
+        "notes": [],
     }
     assert data["vacuous"] == 0 and "coverage" not in data
     assert report.ok

@@ -1,1 +1,1 @@
-"""The test-suite layouts we read: policytest, kat directories and kaptest manifests."""
+"""The test-suite layouts we read: policytest, kat directories, kaptest manifests and Kyverno CLI tests."""

@@ -1,10 +1,10 @@
 """Test files of other tools, recognised by their own markers so they are named, not misread.
 
-policyeditor runs PolicyTest files, kaptest manifests and kat directories. Other admission-policy
-tools keep their tests in YAML too, and a Kyverno CLI `kyverno-test.yaml` happens to share the
-`policies` and `resources` keys with kaptest; read as a kaptest manifest it would only earn
-"unknown field apiVersion". Each layout here is known by its apiVersion group and kind (and the
-legacy Kyverno layout by its `results` list), and reported as a format that is not run.
+policyeditor runs PolicyTest files, kaptest manifests, kat directories and Kyverno CLI tests
+(formats/kyverno.py knows those by their apiVersion group and kind, or the legacy layout by its
+`results` list). Other files of those tools, and other tools' tests, are named here by their
+apiVersion group and kind and reported as a format that is not run, rather than read as a
+kaptest manifest (which would only earn "unknown field apiVersion").
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ from typing import Any
 # (apiVersion group, kind) -> what the file is. Groups, not versions: every version of these
 # kinds is another tool's.
 _KNOWN: dict[tuple[str, str], str] = {
-    # kyverno/kyverno cmd/cli/kubectl-kyverno/apis/v1alpha1 test.go, values.go, user_info.go
-    ("cli.kyverno.io", "Test"): "a Kyverno CLI test",
+    # kyverno/kyverno cmd/cli/kubectl-kyverno/apis/v1alpha1 values.go, user_info.go: the side
+    # files a Kyverno CLI test names (`Value` is how Kyverno's own tests spell the kind)
     ("cli.kyverno.io", "Values"): "a Kyverno CLI values file",
+    ("cli.kyverno.io", "Value"): "a Kyverno CLI values file",
     ("cli.kyverno.io", "UserInfo"): "a Kyverno CLI user info file",
-    # Kyverno CLI tests written before the cli.kyverno.io group existed
-    ("kyverno.io", "Test"): "a Kyverno CLI test",
     # kyverno/chainsaw: the chainsaw.kyverno.io Test and Configuration kinds
     ("chainsaw.kyverno.io", "Test"): "a Kyverno Chainsaw test",
     ("chainsaw.kyverno.io", "Configuration"): "a Kyverno Chainsaw configuration",
@@ -30,8 +29,6 @@ _KNOWN: dict[tuple[str, str], str] = {
 
 # File names the tools look for themselves: discovery mentions them when it finds no suite.
 KNOWN_FILE_NAMES = (
-    "kyverno-test.yaml",
-    "kyverno-test.yml",
     "chainsaw-test.yaml",
     "chainsaw-test.yml",
 )
@@ -40,7 +37,7 @@ _NOT_RUN = "a format policyeditor does not run yet"
 
 
 def foreign_format(doc: Any) -> str | None:
-    """What another tool's test document is ("a Kyverno CLI test (cli.kyverno.io/v1alpha1 Test)"), else None."""
+    """What another tool's test document is ("a Kyverno Chainsaw test (chainsaw.kyverno.io/v1alpha1 Test)"), else None."""
     if not isinstance(doc, dict):
         return None
     api_version, kind = doc.get("apiVersion"), doc.get("kind")
@@ -48,23 +45,7 @@ def foreign_format(doc: Any) -> str | None:
         group = api_version.rpartition("/")[0]
         what = _KNOWN.get((group, kind))
         return f"{what} ({api_version} {kind})" if what else None
-    if api_version is None and kind is None and _legacy_kyverno_test(doc):
-        return "a Kyverno CLI test (the layout without apiVersion and kind)"
     return None
-
-
-def _legacy_kyverno_test(doc: dict[str, Any]) -> bool:
-    # Kyverno's older test files: name, policies, resources and a `results` list whose entries
-    # name a policy and a result (`status` in the oldest ones). kaptest has no `results`.
-    results = doc.get("results")
-    return (
-        isinstance(results, list)
-        and bool(results)
-        and all(
-            isinstance(r, dict) and "policy" in r and ("result" in r or "status" in r)
-            for r in results
-        )
-    )
 
 
 def not_run_message(path: Path, what: str) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from policyeditor.engine.suites import discover
-from policyeditor.engine.suites.files import display
 from policyeditor.engine.suites.formats.foreign import foreign_format
 from policyeditor.engine.suites.formats.kaptest import looks_like_kaptest
 
@@ -36,14 +35,6 @@ LEGACY_KYVERNO_TEST = "name: disallow-latest-tag\n" + KYVERNO_TEST.split(
     ("doc", "what"),
     [
         (
-            {"apiVersion": "cli.kyverno.io/v1alpha1", "kind": "Test"},
-            "a Kyverno CLI test (cli.kyverno.io/v1alpha1 Test)",
-        ),
-        (
-            {"apiVersion": "kyverno.io/v1", "kind": "Test"},
-            "a Kyverno CLI test (kyverno.io/v1 Test)",
-        ),
-        (
             {"apiVersion": "cli.kyverno.io/v1alpha1", "kind": "Values"},
             "a Kyverno CLI values file (cli.kyverno.io/v1alpha1 Values)",
         ),
@@ -56,8 +47,8 @@ LEGACY_KYVERNO_TEST = "name: disallow-latest-tag\n" + KYVERNO_TEST.split(
             "a Gatekeeper gator test suite (test.gatekeeper.sh/v1alpha1 Suite)",
         ),
         (
-            {"policies": ["p.yaml"], "results": [{"policy": "p", "rule": "r", "status": "pass"}]},
-            "a Kyverno CLI test (the layout without apiVersion and kind)",
+            {"apiVersion": "cli.kyverno.io/v1alpha1", "kind": "UserInfo"},
+            "a Kyverno CLI user info file (cli.kyverno.io/v1alpha1 UserInfo)",
         ),
     ],
 )
@@ -69,6 +60,8 @@ def test_each_foreign_layout_is_known_by_its_own_markers(doc, what):
     "doc",
     [
         {"apiVersion": "kyverno.io/v1", "kind": "ClusterPolicy"},
+        {"apiVersion": "cli.kyverno.io/v1alpha1", "kind": "Test"},
+        {"policies": ["p.yaml"], "results": [{"policy": "p", "rule": "r", "status": "pass"}]},
         {"apiVersion": "policyeditor.dev/v1", "kind": "PolicyTest"},
         {"policies": ["p.yaml"], "vapTestSuites": []},
         "text",
@@ -83,35 +76,36 @@ def test_a_document_with_apiversion_is_never_a_kaptest_manifest():
     assert not looks_like_kaptest({"apiVersion": "x/v1", "kind": "Test", "policies": ["p.yaml"]})
 
 
-def test_a_kyverno_test_given_by_name_says_it_is_a_format_not_run(tmp_path):
+def test_a_kyverno_test_of_kyverno_policies_is_read_and_says_which_policy_it_cannot_run(tmp_path):
     path = tmp_path / "kyverno-test.yaml"
     path.write_text(KYVERNO_TEST)
-    cases, errors = discover([path])
-    assert cases == []
-    assert len(errors) == 1
-    assert errors[0].message.startswith(
-        "kyverno-test.yaml is a Kyverno CLI test (cli.kyverno.io/v1alpha1 Test), "
-        "a format policyeditor does not run yet"
+    (tmp_path / "disallow_latest_tag.yaml").write_text(
+        "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: disallow-latest-tag\n"
     )
-    assert "unknown field" not in errors[0].message
+    (tmp_path / "resource.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: myapp-pod\n"
+    )
+    cases, errors = discover([path])
+    assert errors == []
+    assert [c.error for c in cases] == [
+        "results[0]: policy 'disallow-latest-tag' is a ClusterPolicy; policyeditor runs "
+        "ValidatingAdmissionPolicy and MutatingAdmissionPolicy results"
+    ]
 
 
 def test_a_legacy_kyverno_test_is_not_read_as_kaptest(tmp_path):
     path = tmp_path / "test.yaml"
     path.write_text(LEGACY_KYVERNO_TEST)
     _, errors = discover([path])
+    # read as a Kyverno test: the missing policy file is what is wrong, not "unknown field"
+    assert errors[0].message.startswith("policies[0]: disallow_latest_tag.yaml: file not found")
+
+
+def test_a_kyverno_values_file_given_as_a_suite_is_named(tmp_path):
+    path = tmp_path / "values.yaml"
+    path.write_text("apiVersion: cli.kyverno.io/v1alpha1\nkind: Values\nnamespaceSelector: []\n")
+    _, errors = discover([path])
     assert errors[0].message.startswith(
-        "test.yaml is a Kyverno CLI test (the layout without apiVersion and kind)"
+        "values.yaml is a Kyverno CLI values file (cli.kyverno.io/v1alpha1 Values), "
+        "a format policyeditor does not run yet"
     )
-
-
-def test_a_directory_of_kyverno_tests_says_why_nothing_runs(tmp_path):
-    (tmp_path / "pod-security").mkdir()
-    (tmp_path / "pod-security" / "kyverno-test.yaml").write_text(KYVERNO_TEST)
-    cases, errors = discover([tmp_path])
-    assert cases == []
-    assert [e.message for e in errors] == [
-        "no test suites found (*.policytest.yaml, kaptest.yaml, or a kat directory with tests/); "
-        f"{display(tmp_path / 'pod-security' / 'kyverno-test.yaml')} is a Kyverno CLI test "
-        "(cli.kyverno.io/v1alpha1 Test): formats policyeditor does not run yet"
-    ]

@@ -1,0 +1,112 @@
+"""What every export shares: the Export result, picking a case's policy, objects and namespace.
+
+The input is what a PolicyTest bundle holds (the revision's documents, its Kubernetes version and
+the saved cases as PolicyTest case mappings); each layout writes the files its own tool reads and
+lists, case by case, what it could not carry over (a case it leaves out, or an expectation it
+cannot check), so the export never claims more than the other tool will test.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from policyeditor.engine.objects import BINDING_KINDS, POLICY_KINDS, name_of, namespace_of
+from policyeditor.engine.schemas.resources import resource_for_kind
+
+# Case fields that read parts from files: saved cases are inline, a bundle import inlines them.
+FILE_FIELDS = ("objectFile", "oldObjectFile", "paramsFile", "namespaceObjectFile")
+
+
+@dataclass
+class Export:
+    """File path (relative, '/'-separated) -> text, and what the export could not carry over."""
+
+    files: dict[str, str] = field(default_factory=dict)
+    left_out: list[str] = field(default_factory=list)  # "<case>: why", cases not exported
+    weakened: list[str] = field(default_factory=list)  # "<case>: what is not checked"
+
+    def readme(self, title: str, how: str) -> str:
+        """A README.md saying how to run the export and what it does not carry over."""
+        lines = [f"# {title}", "", how, ""]
+        if self.left_out:
+            lines += ["## Cases left out", ""] + [f"- {item}" for item in self.left_out] + [""]
+        if self.weakened:
+            lines += ["## Expectations not checked", ""]
+            lines += [f"- {item}" for item in self.weakened] + [""]
+        return "\n".join(lines)
+
+
+def slug(name: str) -> str:
+    """A file-name part: letters, digits, '-' and '_' ('.' separates kat's name segments)."""
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")
+    return safe or "case"
+
+
+def case_policy(case: dict[str, Any], documents: list[dict[str, Any]]) -> dict[str, Any]:
+    """The policy document a case evaluates; ValueError when it names none or several are there."""
+    policies = [d for d in documents if d.get("kind") in POLICY_KINDS]
+    name = case.get("policy")
+    if isinstance(name, str) and name:
+        found = [d for d in policies if name_of(d) == name]
+        if not found:
+            raise ValueError(f"policy {name!r} is not in the revision")
+        return found[0]
+    if len(policies) != 1:
+        raise ValueError("the revision holds several policies and the case names none")
+    return policies[0]
+
+
+def case_binding(
+    case: dict[str, Any], policy: dict[str, Any], documents: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The binding a case evaluates through (None: the policy alone, as PolicyTest does)."""
+    name = case.get("binding")
+    if not name:
+        return None
+    for doc in documents:
+        if doc.get("kind") in BINDING_KINDS and name_of(doc) == name:
+            return doc
+    raise ValueError(f"binding {name!r} is not in the revision")
+
+
+def other_objects(documents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The revision's documents that are not policies or bindings (param objects, namespaces)."""
+    return [d for d in documents if d.get("kind") not in (*POLICY_KINDS, *BINDING_KINDS)]
+
+
+def request_namespace(obj: dict[str, Any] | None, version: str) -> str:
+    """The namespace a request about `obj` is in: its own, "default" for namespaced kinds (kubectl)."""
+    if not isinstance(obj, dict):
+        return ""
+    if namespace_of(obj):
+        return namespace_of(obj)
+    group, _, api_version = str(obj.get("apiVersion", "")).rpartition("/")
+    info = resource_for_kind(group, api_version, str(obj.get("kind", "")), version)
+    return "default" if info is not None and info.namespaced else ""
+
+
+def bare_namespace(name: str) -> dict[str, Any]:
+    """A namespace as the cluster stores it with no labels of its own (only the automatic one)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
+    }
+
+
+def check_inline(case: dict[str, Any]) -> None:
+    """ValueError for a case that reads its parts from files (an export writes inline cases)."""
+    for key in FILE_FIELDS:
+        if key in case:
+            raise ValueError(f"{key} is not supported in an export; inline the part")
+    expect = case.get("expect")
+    if isinstance(expect, dict) and "objectFile" in expect:
+        raise ValueError("expect.objectFile is not supported in an export; inline the object")
+
+
+def expectation(case: dict[str, Any]) -> dict[str, Any]:
+    """A case's `expect` mapping ({} when absent or not a mapping)."""
+    expect = case.get("expect")
+    return expect if isinstance(expect, dict) else {}
