@@ -8,10 +8,20 @@ from policyeditor.engine.validation.documents import (
     validate_documents,
     warnings_for,
 )
+from policyeditor.engine.validation.static import (
+    STATIC_SUFFIX,
+    feature_problems,
+    static_layout,
+    static_problems,
+)
 
 __all__ = [
+    "STATIC_SUFFIX",
     "apply_defaults",
     "bundle_warnings",
+    "feature_problems",
+    "static_layout",
+    "static_problems",
     "status_message",
     "validate_document",
     "validate_documents",
