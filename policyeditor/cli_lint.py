@@ -4,8 +4,6 @@ linter and manifest-based admission control (static manifests) on the command li
 from __future__ import annotations
 
 import argparse
-import io
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -116,7 +114,7 @@ def cmd_export_static(
     files = validation.static_layout(docs, base_dir=args.base_dir)
     target = Path(args.out)
     if target.suffix == ".zip":
-        target.write_bytes(static_zip(files))
+        target.write_bytes(validation.layout_zip(files))
     else:
         if target.exists() and not target.is_dir():
             raise InputError(f"{target}: not a directory")
@@ -127,12 +125,3 @@ def cmd_export_static(
     for name in sorted(files):
         out.write(f"wrote {target}/{name}\n" if target.suffix != ".zip" else f"{target}: {name}\n")
     return EXIT_OK
-
-
-def static_zip(files: dict[str, str]) -> bytes:
-    """The layout as a zip archive (names sorted, so equal layouts give equal archives)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in sorted(files):
-            archive.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), files[name])
-    return buffer.getvalue()

@@ -11,6 +11,7 @@ from policyeditor.engine.validation.documents import (
 from policyeditor.engine.validation.static import (
     STATIC_SUFFIX,
     feature_problems,
+    layout_zip,
     static_layout,
     static_problems,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "apply_defaults",
     "bundle_warnings",
     "feature_problems",
+    "layout_zip",
     "static_layout",
     "static_problems",
     "status_message",

@@ -11,6 +11,8 @@ read.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from typing import Any
 
 from policyeditor.engine.apimachinery import invalid
@@ -262,3 +264,12 @@ def static_layout(docs: list[Any], *, base_dir: str = DEFAULT_BASE_DIR) -> dict[
         ]
     )
     return files
+
+
+def layout_zip(files: dict[str, str]) -> bytes:
+    """A layout as a zip archive (names sorted and dates fixed: equal layouts, equal bytes)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(files):
+            archive.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), files[name])
+    return buffer.getvalue()
