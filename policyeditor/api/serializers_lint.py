@@ -60,5 +60,5 @@ class StaticResponseSerializer(serializers.Serializer):
 
     kubernetesVersion = serializers.CharField()
     valid = serializers.BooleanField()
-    errors = StaticErrorSerializer(many=True)
+    errors = StaticErrorSerializer(many=True)  # type: ignore[assignment]  # a declared field: DRF's metaclass moves it out of the attributes the stubs type
     files = serializers.DictField(child=serializers.CharField())
