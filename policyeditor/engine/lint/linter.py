@@ -162,15 +162,22 @@ def lint_document(doc: Any, *, version: str = DEFAULT_VERSION) -> list[Finding]:
         version = normalize_version(version)
     except ValueError:
         return []
-    parsed = expressions(doc, version)
-    if not parsed:
+    try:
+        parsed = expressions(doc, version)
+        policy = facts(doc, version, parsed) if parsed else None
+    except Exception:  # noqa: BLE001 - findings are advice: odd input gives none, never a crash
         return []
-    policy = facts(doc, version, parsed)
+    if policy is None:
+        return []
     found: list[Finding] = []
     for e in parsed:
         up = parents(e.root)
         for rule, check in RULES.values():
-            for node, message, fix in check(e, policy, up):
+            try:
+                hits = list(check(e, policy, up))
+            except Exception:  # noqa: BLE001 - a rule's bug must not hide the other findings
+                continue
+            for node, message, fix in hits:
                 line, column = _position(e, node)
                 found.append(Finding(rule.code, e.path, message, fix, line, column))
     return found

@@ -1,4 +1,10 @@
-"""The pitfalls the issue trackers and the Kubernetes docs name most (PE101-PE108)."""
+"""The pitfalls the issue trackers and the Kubernetes docs name most (PE101-PE108).
+
+Sources: kubernetes/kubernetes#118230 (has() is for fields, `in` for map keys; keys with dots),
+kyverno/kyverno#10576 (`object` on DELETE), kubernetes/kubernetes staging/src/k8s.io/apiserver/
+pkg/cel/library/authz.go (check() returns a Decision), staging/src/k8s.io/apiserver/pkg/admission/
+plugin/policy/validating/validator.go (a failing messageExpression falls back to message).
+"""
 
 from __future__ import annotations
 
