@@ -222,7 +222,9 @@ def _validate(
             ).value
             old_value = default_in_place(old_decoded) if default else old_decoded
     spec_errors, cel_warnings = _spec_errors(kind, value, version, old_value, type_check)
-    if not static:
+    if not static and old is None:
+        # On create, as the registry strategies' Validate does (kubernetes/kubernetes pkg/registry/
+        # admissionregistration/mutatingwebhookconfiguration/strategy.go, Validate).
         reserved_errors, reserved_warnings = reserved_name(value, version)
         errors.extend(reserved_errors)
         warnings.extend(reserved_warnings)
