@@ -250,6 +250,8 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 f"{path}: {doc.get('kind', '')} {name_of(doc)!r}: warning: {w}"
                 for w in _warnings(validation, doc, version)
             ]
+    if args.static:
+        warnings += [f"warning: {w}" for w in validation.feature_problems(version)[1]]
     if args.output != "text":
         dump(records, args.output, out)
     else:

@@ -107,3 +107,15 @@ def test_export_static_writes_the_layout_to_a_directory_or_a_zip(tmp_path):
             "admission-configuration.yaml",
             "validating-policies/team-label.static.k8s.io.yaml",
         ]
+
+
+def test_validate_static_for_1_36_warns_that_the_feature_gate_is_off_by_default(tmp_path):
+    policy, binding = tmp_path / "policy.yaml", tmp_path / "binding.yaml"
+    policy.write_text(POLICY)
+    binding.write_text(BINDING)
+    code, _, err = run("validate", "--static", "--k8s-version", "1.36", str(policy), str(binding))
+    assert code == 0
+    assert "ManifestBasedAdmissionControlConfig feature gate" in err
+    code, out, _ = run("validate", "--static", "--k8s-version", "1.35", str(policy), str(binding))
+    assert code == 1
+    assert "requires Kubernetes 1.36 or later" in out
