@@ -181,6 +181,8 @@ def failing_message(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator
             continue
         if any(path[: len(g)] == g or g[: len(path)] == path for g in guards if len(g) >= 3):
             continue
+        if any(read[: len(path)] == path for read in e.read_before):
+            continue  # the validation read it already (the message runs only after that)
         if tuple(path) in seen:
             continue
         seen.add(tuple(path))

@@ -8,7 +8,8 @@ from typing import Any
 
 from policyeditor.engine import schemas
 from policyeditor.engine.cel import parse_expression
-from policyeditor.engine.lint.nodes import null_compared, reads_operation
+from policyeditor.engine.cel.syntax.walk import walk
+from policyeditor.engine.lint.nodes import kind, null_compared, path_of, reads_operation
 from policyeditor.engine.objects import MUTATING_KINDS, POLICY_KINDS
 
 OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT"})
@@ -23,6 +24,9 @@ class Expression:
     text: str
     root: Any
     positions: dict[int, int]
+    # Field paths the validation's own expression reads: a messageExpression runs only after
+    # that expression evaluated to false, so these paths were there.
+    read_before: list[list[str]] = field(default_factory=list)
 
 
 @dataclass
@@ -97,17 +101,34 @@ def expressions(doc: dict[str, Any], version: str) -> list[Expression]:
     spec = doc.get("spec")
     if doc.get("kind") not in POLICY_KINDS or not isinstance(spec, dict):
         return []
-    found = []
+    found: list[Expression] = []
     for path, context, text in _expressions(spec):
         if not isinstance(text, str) or not text.strip():
             continue
         parsed = parse_expression(text, version=version)
         if parsed is None:
             continue  # a syntax error: validation reports it
-        found.append(
-            Expression(path, context, text, parsed.expr, dict(parsed.source_info.positions))
+        expression = Expression(
+            path, context, text, parsed.expr, dict(parsed.source_info.positions)
         )
+        if context == "messageExpression":
+            sibling = path.rsplit(".", 1)[0] + ".expression"
+            for other in found:
+                if other.path == sibling:
+                    expression.read_before = read_paths(other.root)
+        found.append(expression)
     return found
+
+
+def read_paths(root: Any) -> list[list[str]]:
+    """Every field path an expression reads (the whole chain of each selection)."""
+    return [
+        path
+        for node in walk(root)
+        if kind(node) == "select_expr" and not node.select_expr.test_only
+        for path in [path_of(node)]
+        if path is not None
+    ]
 
 
 def facts(doc: dict[str, Any], version: str, parsed: list[Expression]) -> Facts:

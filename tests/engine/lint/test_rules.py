@@ -128,6 +128,11 @@ def test_a_message_expression_reading_an_optional_field_can_fail():
     assert "PE107" not in codes(vap(with_has))
     named = {"expression": "true", "messageExpression": "'bad: ' + object.metadata.name"}
     assert "PE107" not in codes(vap(named))
+    read_by_the_check = {
+        "expression": "object.spec.template.spec.serviceAccountName != 'default'",
+        "messageExpression": "'account: ' + object.spec.template.spec.serviceAccountName",
+    }
+    assert "PE107" not in codes(vap(read_by_the_check))
 
 
 def test_concatenating_a_schema_integer_to_a_string_is_found():
