@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from policyeditor import __version__
+from policyeditor import __version__, cli_lint
 from policyeditor.cli_output import cel_result_to_dict, dump, format_evaluation
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.objects import name_of
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("files", nargs="+", metavar="FILE", help="YAML or JSON manifests")
     _version_option(validate)
     _output_option(validate, ("text", "json", "yaml"))
+    cli_lint.add_static_option(validate)
 
     evaluate = sub.add_parser("eval", help="evaluate policies against an admission request")
     evaluate.add_argument(
@@ -115,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     _version_option(test, help_text="Kubernetes version for suites that do not name one")
     _output_option(test, ("text", "json"))
 
+    cli_lint.add_parsers(sub, _version_option)
+
     cel = sub.add_parser("cel", help="compile and evaluate one CEL expression")
     cel.add_argument("expression", metavar="EXPR", help="a CEL expression, as in a validation")
     cel.add_argument("--object", metavar="F")
@@ -170,9 +173,14 @@ def main(
             args = parser.parse_args(argv)
     except SystemExit as stop:
         return int(stop.code or 0) if isinstance(stop.code, int) else EXIT_USAGE
-    handler = {"validate": cmd_validate, "eval": cmd_eval, "test": cmd_test, "cel": cmd_cel}[
-        args.command
-    ]
+    handler = {
+        "validate": cmd_validate,
+        "eval": cmd_eval,
+        "test": cmd_test,
+        "cel": cmd_cel,
+        "lint": cmd_lint,
+        "export-static": cmd_export_static,
+    }[args.command]
     try:
         return handler(args, out, err)
     except InputError as error:
@@ -227,9 +235,15 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     records: list[dict[str, str]] = []
     places: list[str] = []  # "file:line:column" of each record, for the text output
     warnings: list[str] = []
-    for path, docs in loaded:
+    static = cli_lint.static_errors(loaded, version) if args.static else None
+    for number, (path, docs) in enumerate(loaded):
         positions = _positions(path)
-        for index, error in validation.validate_documents(docs, version=version):
+        found = (
+            static[number]
+            if static is not None
+            else validation.validate_documents(docs, version=version)
+        )
+        for index, error in found:
             doc = docs[index] if 0 <= index < len(docs) else {}
             places.append(_place(path, positions, index, error.path))
             records.append(
@@ -246,6 +260,8 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 f"{path}: {doc.get('kind', '')} {name_of(doc)!r}: warning: {w}"
                 for w in _warnings(validation, doc, version)
             ]
+    if args.static:
+        warnings += [f"warning: {w}" for w in validation.feature_problems(version)[1]]
     if args.output != "text":
         dump(records, args.output, out)
     else:
@@ -289,6 +305,24 @@ def _warnings(validation: Any, doc: dict, version: str) -> list[str]:
         return [str(w) for w in warnings_for(doc, version=version)]
     except Exception:  # warnings are advisory: never fail validation because of them
         return []
+
+
+def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Find Kubernetes CEL pitfalls in every policy of every file (cli_lint)."""
+    version = _version(args)
+    loaded = [(path, _load(path)) for path in args.files]
+    positions = {path: _positions(path) for path, _ in loaded}
+
+    def place(path: str, index: int, field_path: str) -> str:
+        return _place(path, positions[path], index, field_path)
+
+    return cli_lint.cmd_lint(args, out, loaded, version, place)
+
+
+def cmd_export_static(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Write the staticManifestsDir layout of the files (cli_lint)."""
+    _version(args)
+    return cli_lint.cmd_export_static(args, out, [(path, _load(path)) for path in args.files])
 
 
 # ---------------------------------------------------------------- eval

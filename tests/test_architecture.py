@@ -200,6 +200,7 @@ ENGINE_LAYERS = {
     "defaulting": {"schemas"},
     "validation": {"cel", "schemas", "defaulting"},
     "admission": {"cel", "schemas", "defaulting"},
+    "lint": {"cel", "schemas"},
     "suites": {"admission", "validation", "cel", "schemas", "defaulting"},
 }
 

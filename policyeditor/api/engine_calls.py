@@ -60,18 +60,20 @@ def _located(documents: list[dict], index: int, error: FieldError) -> dict[str, 
     }
 
 
-def validate_bundle(documents: list[dict], version: str) -> dict[str, Any]:
+def validate_bundle(documents: list[dict], version: str, static: bool = False) -> dict[str, Any]:
     """API-server validation (with CEL compilation) of every document, plus warnings."""
     from policyeditor.engine import validation
 
     try:
-        errors = validation.validate_documents(documents, version=version)
+        errors = validation.validate_documents(documents, version=version, static=static)
         warnings = [
             (index, warning)
             for index, doc in enumerate(documents)
             if doc.get("kind") in ADMISSION_KINDS
-            for warning in validation.warnings_for(doc, version=version)
+            for warning in validation.warnings_for(doc, version=version, static=static)
         ]
+        if static:
+            warnings += [(0, w) for w in validation.feature_problems(version)[1]]
     except InputError as exc:
         return _problem(str(exc))
     return {

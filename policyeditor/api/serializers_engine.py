@@ -78,6 +78,13 @@ class ValidateRequestSerializer(DocumentsMixin):
     """POST /api/v1/validate: the documents to validate as the API server would."""
 
     kubernetesVersion = VersionField(required=False)
+    static = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Validate the documents as one set of static manifests (staticManifestsDir, "
+        "manifest-based admission control, Kubernetes 1.36+): names ending in .static.k8s.io, "
+        "no paramKind/paramRef, every binding's policy in the set, v1 only.",
+    )
 
 
 class FieldErrorSerializer(serializers.Serializer):

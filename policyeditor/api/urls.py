@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView
 from policyeditor.api import views_docs, views_tokens
 from policyeditor.api.views_drafts import DraftDetailView, DraftListView
 from policyeditor.api.views_engine import CelView, EvaluateView, ValidateView
+from policyeditor.api.views_lint import LintView, StaticManifestsView
 from policyeditor.api.views_review import (
     CommentListView,
     CommentResolveView,
@@ -25,6 +26,8 @@ urlpatterns = [
     path("v1/validate", ValidateView.as_view(), name="validate"),
     path("v1/evaluate", EvaluateView.as_view(), name="evaluate"),
     path("v1/cel", CelView.as_view(), name="cel"),
+    path("v1/lint", LintView.as_view(), name="lint"),
+    path("v1/static-manifests", StaticManifestsView.as_view(), name="static_manifests"),
     path("v1/drafts", DraftListView.as_view(), name="draft_list"),
     path("v1/drafts/<int:pk>", DraftDetailView.as_view(), name="draft_detail"),
     path("v1/drafts/<int:pk>/revisions", RevisionListView.as_view(), name="revision_list"),

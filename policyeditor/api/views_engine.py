@@ -60,7 +60,13 @@ class ValidateView(ApiView):
                 "kubernetesVersion",
                 str,
                 description="Target version for a YAML body (a JSON body has the field).",
-            )
+            ),
+            OpenApiParameter(
+                "static",
+                bool,
+                description="For a YAML body: validate as static manifests (a JSON body has "
+                "the field).",
+            ),
         ],
         responses={200: ValidateResponseSerializer, **INPUT_ERRORS},
         examples=[
@@ -75,6 +81,8 @@ class ValidateView(ApiView):
             data: dict[str, Any] = {"documents": list(request.data)}
             if "kubernetesVersion" in request.query_params:
                 data["kubernetesVersion"] = request.query_params["kubernetesVersion"]
+            if "static" in request.query_params:
+                data["static"] = request.query_params["static"]
         else:
             data = envelope(request.data)
         serializer = ValidateRequestSerializer(data=data)
@@ -84,7 +92,11 @@ class ValidateView(ApiView):
         documents = attrs["documents"]
         return Response(
             call_engine(
-                engine_calls.validate_bundle, documents, version, timeout=deadline_for(documents)
+                engine_calls.validate_bundle,
+                documents,
+                version,
+                bool(attrs.get("static")),
+                timeout=deadline_for(documents),
             )
         )
 

@@ -15,9 +15,9 @@ from policyeditor.editor import live
 from policyeditor.editor.formdata import ParsedForm
 
 
-def validate_form(parsed: ParsedForm, version: str) -> live.Report:
+def validate_form(parsed: ParsedForm, version: str, static: bool = False) -> live.Report:
     """live.validate, as a worker call."""
-    return live.validate(parsed, version)
+    return live.validate(parsed, version, static)
 
 
 def try_form(documents: list[dict], inputs: live.TryInputs, version: str) -> live.TryOutcome:

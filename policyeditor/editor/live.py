@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policyeditor.editor.formdata import ParsedForm
-from policyeditor.engine import manifests, validation
+from policyeditor.engine import lint, manifests, validation
 from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs, mock_authorizer
 from policyeditor.engine.defaulting import default_object
 from policyeditor.engine.errors import FieldError, InputError
@@ -91,23 +91,44 @@ def _doc_target(parsed: ParsedForm, index: int) -> str:
     return parsed.doc_ids[index] if 0 <= index < len(parsed.doc_ids) else ""
 
 
-def validate(parsed: ParsedForm, version: str) -> Report:
-    """Validate the documents as the API server would, placing each error at its control."""
+def lint_warnings(documents: list[dict], version: str) -> list[tuple[int, FieldError]]:
+    """The CEL pitfall linter's findings as warnings at their expression fields."""
+    found = []
+    for index, finding in lint.lint_documents(documents, version=version):
+        where = f" (line {finding.line}, column {finding.column})" if finding.line else ""
+        text = f"{finding.code}{where}: {finding.message}. Fix: {finding.fix}"
+        found.append((index, FieldError(finding.path, text)))
+    return found
+
+
+def validate(parsed: ParsedForm, version: str, static: bool = False) -> Report:
+    """Validate the documents as the API server would, placing each error at its control;
+    `static` validates them as static manifests (staticManifestsDir)."""
     report = Report(version)
     for index, message in parsed.problems:
         report.errors.append(Issue(index, "", message, parsed.target_for(index, "")))
     errors: list[tuple[int, FieldError]] = []
     warnings: list[tuple[int, FieldError]] = []
     try:
-        errors = list(validation.validate_documents(parsed.documents, version=version))
+        errors = list(
+            validation.validate_documents(parsed.documents, version=version, static=static)
+        )
     except Exception as exc:  # an engine bug must not cost the user their typing
         log.exception("validate_documents failed")
         report.unavailable.append(f"API-server validation ({exc.__class__.__name__}: {exc})")
     for index, doc in enumerate(parsed.documents):
         try:
-            warnings += [(index, w) for w in validation.warnings_for(doc, version=version)]
+            warnings += [
+                (index, w) for w in validation.warnings_for(doc, version=version, static=static)
+            ]
         except Exception:  # warnings are advisory; keep the errors
             log.exception("warnings_for failed")
+    try:
+        if static:
+            warnings += [(-1, w) for w in validation.feature_problems(version)[1]]
+        warnings += lint_warnings(parsed.documents, version)
+    except Exception:  # lint findings are advisory too
+        log.exception("lint failed")
     for issue in report.errors:
         issue.target = issue.target or _doc_target(parsed, issue.doc_index)
     problem_docs = {index for index, _ in parsed.problems}

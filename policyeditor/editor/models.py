@@ -61,6 +61,9 @@ class Draft(models.Model):
     kind = models.CharField(max_length=3, choices=Kind.choices, default=Kind.VAP)
     kubernetes_version = models.CharField(max_length=8, default=DEFAULT_VERSION)
     api_version = models.CharField(max_length=64, default="admissionregistration.k8s.io/v1")
+    # Manifest-based admission control (KEP-5793): the draft is meant for a staticManifestsDir,
+    # so validation applies the static loader's rules and export offers the layout.
+    static_manifests = models.BooleanField(default=False)
     # The policy, its bindings and param objects, exactly as kubectl would apply them.
     documents = OrderedJSONField(default=list, blank=True)
     owner = models.ForeignKey(

@@ -28,4 +28,7 @@ urlpatterns = [
     path("drafts/<int:pk>/tests/", cases.draft_tests, name="draft_tests"),
     path("drafts/<int:pk>/tests/save/", cases.draft_test_save, name="draft_test_save"),
     path("drafts/<int:pk>/export.yaml", export.draft_export, name="draft_export"),
+    path(
+        "drafts/<int:pk>/export-static.zip", export.draft_export_static, name="draft_export_static"
+    ),
 ]

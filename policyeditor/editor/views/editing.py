@@ -46,6 +46,13 @@ def posted_version(request: HtmxHttpRequest, draft: Draft) -> str:
         return draft.kubernetes_version
 
 
+def posted_static(request: HtmxHttpRequest, draft: Draft) -> bool:
+    """Whether the posted editor form targets static manifests, else the draft's setting."""
+    if "kubernetes_version" in request.POST:  # the editor form: an unchecked box is not posted
+        return request.POST.get("static_manifests") == "on"
+    return draft.static_manifests
+
+
 def _resources(version: str) -> list[dict]:
     """The built-in resources for the resource picker: plural, kind, groups, versions, scope."""
     by_plural: dict[str, dict] = {}
@@ -77,13 +84,15 @@ def _resources(version: str) -> list[dict]:
     return found
 
 
-def start_validation(parsed: ParsedForm, version: str) -> Callable[[], live.Report]:
+def start_validation(
+    parsed: ParsedForm, version: str, static: bool = False
+) -> Callable[[], live.Report]:
     """Start live validation of the form in the isolation pool; the returned call collects it.
 
     It must always be called; a runaway check becomes an error in the report.
     """
     collect = start_engine(
-        validate_form_call, parsed, version, timeout=deadline_for(parsed.documents)
+        validate_form_call, parsed, version, static, timeout=deadline_for(parsed.documents)
     )
 
     def report() -> live.Report:
@@ -97,8 +106,8 @@ def start_validation(parsed: ParsedForm, version: str) -> Callable[[], live.Repo
     return report
 
 
-def _live_context(draft: Draft, parsed: ParsedForm, version: str) -> dict:
-    report = start_validation(parsed, version)
+def _live_context(draft: Draft, parsed: ParsedForm, version: str, static: bool = False) -> dict:
+    report = start_validation(parsed, version, static)
     try:
         # Rendered while a worker validates: the preview's YAML costs as much as the check.
         yaml = dump_documents(parsed.documents) if parsed.documents else ""
@@ -160,7 +169,8 @@ def draft_validate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     draft = get_draft_for(request.user, pk, documents=False)
     parsed = parse_post(request.POST)
     version = posted_version(request, draft)
-    return render(request, "editor/live.html", _live_context(draft, parsed, version))
+    static = posted_static(request, draft)
+    return render(request, "editor/live.html", _live_context(draft, parsed, version, static))
 
 
 @require_GET
@@ -268,6 +278,11 @@ def draft_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 note=request.POST.get("note", ""),
                 kubernetes_version=version,
             )
+            static = posted_static(request, draft)
+            if static != draft.static_manifests:
+                # A setting of the draft, not of a revision: no new revision for it alone.
+                Draft.objects.filter(pk=draft.pk).update(static_manifests=static)
+                draft.static_manifests = static
             context.update(draft=draft, saved=not draft.unchanged, unchanged=draft.unchanged)
             autosaves.discard(draft, request.user)
         except Conflict as exc:

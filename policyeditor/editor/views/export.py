@@ -9,6 +9,7 @@ from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.models import Draft
 from policyeditor.editor.reviewing import ExportError, export_revision_for, record_export
+from policyeditor.engine import validation
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.engine.objects import family
 
@@ -56,6 +57,26 @@ def draft_export(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         response["Content-Disposition"] = (
             f'attachment; filename="{_filename(draft.name)}{suffix}.yaml"'
         )
+    return response
+
+
+@require_GET
+def draft_export_static(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Download a revision (?revision=) as a staticManifestsDir layout (.zip) with the
+    AdmissionConfiguration that points kube-apiserver at it (manifest-based admission control)."""
+    draft = get_draft_for(request.user, pk)
+    try:
+        revision = export_revision_for(draft, request.GET.get("revision", ""))
+    except ExportError as exc:
+        return _problem(str(exc), 404 if request.GET.get("revision") == "approved" else 400)
+    documents = revision.documents if revision is not None else draft.documents
+    files = validation.static_layout([d for d in documents if isinstance(d, dict)])
+    number = revision.number if revision is not None else draft.revision
+    record_export(request.user, draft, number, part="static", approved=False)
+    response = HttpResponse(validation.layout_zip(files), content_type="application/zip")
+    response["Content-Disposition"] = (
+        f'attachment; filename="{_filename(draft.name)}-static-manifests.zip"'
+    )
     return response
 
 

@@ -5,6 +5,7 @@ Public API:
 - Program.evaluate(activation, *, budget=None, limit=PER_CALL_LIMIT) -> EvalResult
 - compile_variables(...) / VariableResolver for composited variables (lazy, memoised)
 - evaluate_expression(...) convenience for the CLI
+- parse_expression(expr) -> the parsed AST with positions (for linters), or None
 - type_check / type_check_warning: schema-aware warnings (status.typeChecking)
 
 Positions: CelIssue.line and .column are 1-based, exactly as cel-go prints them.
@@ -12,7 +13,7 @@ Positions: CelIssue.line and .column are 1-based, exactly as cel-go prints them.
 
 from __future__ import annotations
 
-from policyeditor.engine.cel.compiler import clear_cache, compile_expression
+from policyeditor.engine.cel.compiler import clear_cache, compile_expression, parse_expression
 from policyeditor.engine.cel.composition import compile_variables, evaluate_expression
 from policyeditor.engine.cel.cost import (
     AUTHZ_CHECK_COST,
@@ -52,6 +53,7 @@ __all__ = [
     "compile_variables",
     "evaluate_expression",
     "format_issues",
+    "parse_expression",
     "type_check",
     "type_check_warning",
 ]

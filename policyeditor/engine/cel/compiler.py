@@ -145,6 +145,19 @@ def _parse(env: Environment, text: str) -> Any | None:
     return ast_pb.ParsedExpr.FromString(wrapper.value)
 
 
+def parse_expression(expression: str, *, version: str | None = None) -> Any | None:
+    """The parsed (unchecked) cel.expr AST of expression with its source positions, or None."""
+    # For linters: the shape of the source as written, before any rewrite or type check.
+    if not isinstance(expression, str) or len(expression) > MAX_EXPRESSION_LENGTH:
+        return None
+    try:
+        feature_minor = minor(normalize_version(version))
+    except ValueError:
+        return None
+    env = get_environment(feature_minor, Context.VALIDATION, Declarations(mutating=True))
+    return _parse(env, expression)
+
+
 def _version_hint(name: str, feature_minor: int, env_type: EnvType) -> str:
     introduced = features.EXTENSION_FUNCTIONS.get(name)
     if introduced is None:

@@ -94,24 +94,28 @@ def iteration_cost(comp: Any) -> int:
     )
 
 
-def estimate(expr: Any) -> int:
-    """Static upper estimate; a loop over an unbounded value runs UNBOUNDED_ITERATIONS times."""
+def estimate(expr: Any, iterations: int = UNBOUNDED_ITERATIONS) -> int:
+    """Static upper estimate; a loop over an unbounded value runs `iterations` times."""
     kind = expr.WhichOneof("expr_kind")
     if kind == "comprehension_expr":
         comp = expr.comprehension_expr
         size = literal_size(comp.iter_range)
-        iterations = UNBOUNDED_ITERATIONS if size is None else size
-        body = estimate(comp.loop_condition) + estimate(comp.loop_step)
+        loops = iterations if size is None else size
+        body = estimate(comp.loop_condition, iterations) + estimate(comp.loop_step, iterations)
         return (
-            estimate(comp.iter_range)
-            + estimate(comp.accu_init)
-            + estimate(comp.result)
-            + iterations * max(1, body)
+            estimate(comp.iter_range, iterations)
+            + estimate(comp.accu_init, iterations)
+            + estimate(comp.result, iterations)
+            + loops * max(1, body)
         )
     if kind == "call_expr" and expr.call_expr.function == "_?_:_":
         args = list(expr.call_expr.args)
-        return 1 + estimate(args[0]) + max(estimate(args[1]), estimate(args[2]))
-    return node_cost(expr) + sum(estimate(child) for child in children(expr))
+        return (
+            1
+            + estimate(args[0], iterations)
+            + max(estimate(args[1], iterations), estimate(args[2], iterations))
+        )
+    return node_cost(expr) + sum(estimate(child, iterations) for child in children(expr))
 
 
 def literal_size(expr: Any) -> int | None:

@@ -8,10 +8,22 @@ from policyeditor.engine.validation.documents import (
     validate_documents,
     warnings_for,
 )
+from policyeditor.engine.validation.static import (
+    STATIC_SUFFIX,
+    feature_problems,
+    layout_zip,
+    static_layout,
+    static_problems,
+)
 
 __all__ = [
+    "STATIC_SUFFIX",
     "apply_defaults",
     "bundle_warnings",
+    "feature_problems",
+    "layout_zip",
+    "static_layout",
+    "static_problems",
     "status_message",
     "validate_document",
     "validate_documents",

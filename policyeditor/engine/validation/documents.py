@@ -46,6 +46,7 @@ from policyeditor.engine.validation.rules import (
     validate_vap_binding_spec,
 )
 from policyeditor.engine.validation.schema import decode
+from policyeditor.engine.validation.static import feature_problems, reserved_name, static_problems
 from policyeditor.engine.validation.typecheck import type_check_warnings
 from policyeditor.engine.versions import (
     DEFAULT_VERSION,
@@ -185,7 +186,12 @@ def _enablement(kind: str, api_version: str, version: str) -> FieldError | None:
 
 
 def _validate(
-    doc: Any, version: str, old: Any, default: bool, type_check: bool = False
+    doc: Any,
+    version: str,
+    old: Any,
+    default: bool,
+    type_check: bool = False,
+    static: bool = False,
 ) -> tuple[list[FieldError], list[FieldError]]:
     if not isinstance(doc, dict):
         return [FieldError("", f"expected an object (a mapping), got {type(doc).__name__}")], []
@@ -216,6 +222,12 @@ def _validate(
             ).value
             old_value = default_in_place(old_decoded) if default else old_decoded
     spec_errors, cel_warnings = _spec_errors(kind, value, version, old_value, type_check)
+    if not static and old is None:
+        # On create, as the registry strategies' Validate does (kubernetes/kubernetes pkg/registry/
+        # admissionregistration/mutatingwebhookconfiguration/strategy.go, Validate).
+        reserved_errors, reserved_warnings = reserved_name(value, version)
+        errors.extend(reserved_errors)
+        warnings.extend(reserved_warnings)
     return errors + spec_errors, warnings + cel_warnings
 
 
@@ -225,37 +237,58 @@ def validate_document(
     version: str = DEFAULT_VERSION,
     old: dict[str, Any] | None = None,
     default: bool = True,
+    static: bool = False,
 ) -> list[FieldError]:
-    """API-server validation of one VAP/VAPB/MAP/MAPB document (update validation with `old`)."""
+    """API-server validation of one VAP/VAPB/MAP/MAPB document (update validation with `old`);
+    `static` validates it as a static manifest would be, where the reserved suffix is required."""
     try:
-        return _validate(doc, version, old, default)[0]
+        return _validate(doc, version, old, default, static=static)[0]
     except Exception as error:  # never let a validator bug escape as an exception
         return [internal("", f"validation failed unexpectedly: {error!r}")]
 
 
 def warnings_for(
-    doc: dict[str, Any], *, version: str = DEFAULT_VERSION, old: dict[str, Any] | None = None
+    doc: dict[str, Any],
+    *,
+    version: str = DEFAULT_VERSION,
+    old: dict[str, Any] | None = None,
+    static: bool = False,
 ) -> list[FieldError]:
     """Non-blocking findings: deprecated API versions, CEL warnings, VAP type-check warnings."""
     try:
-        return _validate(doc, version, old, True, type_check=True)[1]
+        return _validate(doc, version, old, True, type_check=True, static=static)[1]
     except Exception:
         return []
 
 
 def validate_documents(
-    docs: list[dict[str, Any]], *, version: str = DEFAULT_VERSION
+    docs: list[dict[str, Any]],
+    *,
+    version: str = DEFAULT_VERSION,
+    static: bool = False,
+    files: list[str] | None = None,
 ) -> list[tuple[int, FieldError]]:
-    """Validate every policy or binding in a bundle; other kinds (params, namespaces) are skipped."""
+    """Validate every policy or binding in a bundle; other kinds (params, namespaces) are skipped.
+
+    With `static`, the bundle is a set of static manifests (KEP-5793): the static loader's rules
+    apply too, and `files` names the file of each document in its messages."""
     # Documents without a kind are reported; so are two objects of the same kind and name,
     # since creating the second one would fail.
     found: list[tuple[int, FieldError]] = []
+    if static:
+        try:
+            found.extend((0, error) for error in feature_problems(version)[0])
+        except ValueError as error:
+            return [(0, FieldError("", str(error)))]
+        found.extend(static_problems(docs, version=version, files=files))
     seen: dict[tuple[str, str], int] = {}
     for position, doc in enumerate(docs):
         kind = doc.get("kind") if isinstance(doc, dict) else None
         if isinstance(kind, str) and kind and kind not in ADMISSION_KINDS:
             continue  # another object (a param, a namespace); a kind that is no string is reported
-        found.extend((position, error) for error in validate_document(doc, version=version))
+        found.extend(
+            (position, error) for error in validate_document(doc, version=version, static=static)
+        )
         if isinstance(doc, dict):
             name = (
                 (doc.get("metadata") or {}).get("name")

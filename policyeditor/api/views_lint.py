@@ -1,0 +1,81 @@
+"""POST /api/v1/lint (CEL pitfalls) and POST /api/v1/static-manifests (the layout)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from policyeditor.api import engine_calls_lint
+from policyeditor.api.base import ApiView, envelope
+from policyeditor.api.engine_gate import call_engine, deadline_for
+from policyeditor.api.schema import INPUT_ERRORS
+from policyeditor.api.serializers_lint import (
+    LintRequestSerializer,
+    LintResponseSerializer,
+    StaticRequestSerializer,
+    StaticResponseSerializer,
+)
+from policyeditor.engine.versions import DEFAULT_VERSION
+
+
+class LintView(ApiView):
+    """Find Kubernetes CEL pitfalls in policies (no database)."""
+
+    @extend_schema(
+        operation_id="lint",
+        summary="Lint CEL expressions",
+        description=(
+            "Kubernetes CEL pitfalls in every expression of every policy: has() on map keys, "
+            "label keys with dots, object on DELETE, oldSelf, authorizer checks without "
+            "allowed(), failing messageExpressions, string concatenation, JSONPatch fields, "
+            "cost, and more (docs/linter.md). Findings are warnings: they never make a policy "
+            'invalid. Send `{"documents": [...]}` or `{"yaml": "..."}`.'
+        ),
+        request=LintRequestSerializer,
+        responses={200: LintResponseSerializer, **INPUT_ERRORS},
+        tags=["engine"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = LintRequestSerializer(data=envelope(request.data))
+        serializer.is_valid(raise_exception=True)
+        attrs = serializer.validated_data
+        documents = attrs["documents"]
+        version = attrs.get("kubernetesVersion") or DEFAULT_VERSION
+        return Response(
+            call_engine(
+                engine_calls_lint.lint_bundle, documents, version, timeout=deadline_for(documents)
+            )
+        )
+
+
+class StaticManifestsView(ApiView):
+    """The staticManifestsDir layout of policies and bindings (no database)."""
+
+    @extend_schema(
+        operation_id="static_manifests",
+        summary="Lay out static manifests",
+        description=(
+            "Manifest-based admission control (KEP-5793): the files of a staticManifestsDir "
+            "layout (one directory per plugin, admission-configuration.yaml with the "
+            "AdmissionConfiguration stanza) and the static loader's errors, if any."
+        ),
+        request=StaticRequestSerializer,
+        responses={200: StaticResponseSerializer, **INPUT_ERRORS},
+        tags=["engine"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = StaticRequestSerializer(data=envelope(request.data))
+        serializer.is_valid(raise_exception=True)
+        attrs = serializer.validated_data
+        documents = attrs["documents"]
+        version = attrs.get("kubernetesVersion") or DEFAULT_VERSION
+        return Response(
+            call_engine(
+                engine_calls_lint.static_bundle,
+                documents,
+                version,
+                attrs["baseDir"],
+                timeout=deadline_for(documents),
+            )
+        )

@@ -1,0 +1,33 @@
+"""CEL pitfalls in a real browser: a lint warning shows at its field and never blocks."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.editor_helpers import fill_cel
+from tests.conftest import screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_lint_warning_shows_at_its_field_and_the_badge_counts_it(alice_page):
+    page = alice_page
+    page.goto("/drafts/new/")
+    page.get_by_label("ValidatingAdmissionPolicy").check()
+    page.get_by_label("Policy name").fill("labels.example.com")
+    page.get_by_role("button", name="Create draft").click()
+    page.wait_for_url("**/drafts/*/")
+    expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
+    expression = page.locator('details[data-section="validations"] textarea.cel').first
+    fill_cel(expression, "has(object.metadata.labels.team)")
+    warning = page.locator('details[data-section="validations"] .live-errors .field-warning').first
+    expect(warning).to_contain_text("PE101")
+    expect(warning).to_contain_text("'team' in object.metadata.labels")
+    expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
+    expect(page.locator("#warning-badge")).to_have_text("1 warning")
+    screenshot(page, "editor-lint-warning")
+    fill_cel(expression, "has(object.metadata.labels) && 'team' in object.metadata.labels")
+    expect(warning).to_have_count(0)
+    expect(page.locator("#warning-badge")).to_be_hidden()
+    assert page.console_errors == []
