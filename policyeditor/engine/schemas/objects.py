@@ -80,6 +80,11 @@ def _format_ok(fmt: str, value: str) -> bool:
     return True
 
 
+def _properties(schema: dict[str, Any]) -> dict[str, Any]:
+    raw = schema.get("properties")
+    return raw if isinstance(raw, dict) else {}
+
+
 def _in_body(path: str) -> str:
     return f"{path} in body"
 
@@ -91,7 +96,7 @@ def _prune(value: Any, schema: dict[str, Any], path: str, pruned: list[str], roo
             root or schema.get("x-kubernetes-embedded-resource")
         ):
             return value
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        properties = _properties(schema)
         additional = schema.get("additionalProperties")
         out: dict[str, Any] = {}
         for key, item in value.items():
@@ -205,7 +210,7 @@ def _validate(value: Any, schema: dict[str, Any], path: str, errors: list[FieldE
         for name in required if isinstance(required, list) else []:
             if isinstance(name, str) and name not in value:
                 errors.append(apimachinery.required(f"{path}.{name}" if path else name))
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        properties = _properties(schema)
         additional = schema.get("additionalProperties")
         for key, item in value.items():
             child_path = f"{path}.{key}" if path else key
