@@ -39,6 +39,8 @@ PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\[[^\]]*\])
 def _type_label(schema: dict | None) -> str:
     if not schema:
         return ""
+    if schema.get("x-kubernetes-int-or-string"):
+        return "int-or-string"  # a CRD's IntOrString has no type of its own
     types = sorted(schemas.schema_types(schema))
     if schemas.is_array_schema(schema):
         return "list"
