@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from policyeditor import __version__
+from policyeditor.cli_crds import add_crd_option, cel_crd_notes, crd_documents, crds_in_force
 from policyeditor.cli_output import cel_result_to_dict, dump, format_evaluation
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.objects import name_of
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("files", nargs="+", metavar="FILE", help="YAML or JSON manifests")
     _version_option(validate)
     _output_option(validate, ("text", "json", "yaml"))
+    add_crd_option(validate)
 
     evaluate = sub.add_parser("eval", help="evaluate policies against an admission request")
     evaluate.add_argument(
@@ -82,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     _defaulting_option(evaluate)
     _version_option(evaluate)
     _output_option(evaluate, ("text", "json", "yaml"))
+    add_crd_option(evaluate)
 
     test = sub.add_parser(
         "test", help="run test suites found under PATH (our format, kat, kaptest)"
@@ -104,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     _defaulting_option(test)
     _version_option(test, help_text="Kubernetes version for suites that do not name one")
     _output_option(test, ("text", "json"))
+    add_crd_option(test)
 
     cel = sub.add_parser("cel", help="compile and evaluate one CEL expression")
     cel.add_argument("expression", metavar="EXPR", help="a CEL expression, as in a validation")
@@ -112,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     cel.add_argument("--params", metavar="F")
     _version_option(cel)
     _output_option(cel, ("text", "json"))
+    add_crd_option(cel)
     return parser
 
 
@@ -164,7 +169,8 @@ def main(
         args.command
     ]
     try:
-        return handler(args, out, err)
+        with crds_in_force(args):
+            return handler(args, out, err)
     except InputError as error:
         err.write(f"policyeditor {args.command}: error: {_one_line(error)}\n")
         return EXIT_USAGE
@@ -377,6 +383,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         version=version,
         jobs=args.jobs,
         defaulting=args.defaulting,
+        crds=crd_documents(args),
     )
     if args.output == "json":
         dump(report.to_dict(), "json", out)
@@ -405,6 +412,11 @@ def cmd_cel(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         args.expression, object=obj, old_object=old, params=params, request=request, version=version
     )
     data = cel_result_to_dict(result)
+    if args.crds:
+        data["warnings"] = [
+            *data["warnings"],
+            *cel_crd_notes(args.expression, obj, params, version),
+        ]
     if args.output == "json":
         dump(data, "json", out)
     elif data["errors"]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -26,13 +27,25 @@ def run_case(case: TestCase) -> CaseResult:
     if case.error:
         return CaseResult(case=case, passed=False, failures=[case.error])
     try:
-        return _evaluate_case(case)
+        with crds_for(case):
+            return _evaluate_case(case)
     except Exception as error:
         return CaseResult(
             case=case,
             passed=False,
             failures=[f"evaluation failed: {type(error).__name__}: {error}"],
         )
+
+
+def crds_for(case: TestCase) -> AbstractContextManager[None]:
+    """The case's CRDs layered over those already in force (`policyeditor test --crd`)."""
+    from policyeditor.engine import schemas
+
+    if case.crds is None:
+        return nullcontext()
+    current = schemas.active_crds()
+    base = current if isinstance(current, schemas.CrdRegistry) else None
+    return schemas.using_crds(schemas.merge_registries(base, case.crds))
 
 
 def _evaluate_case(case: TestCase) -> CaseResult:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -65,9 +66,10 @@ def run_units(
     run_regex: str | None,
     version: str | None,
     defaulting: bool = True,
+    crds: Sequence[dict[str, Any]] = (),
 ) -> list[Outcome]:
     """Each unit's (results, errors), in the units' order, run by up to `jobs` workers."""
-    kwargs = {"run_regex": run_regex, "version": version, "defaulting": defaulting}
+    kwargs = {"run_regex": run_regex, "version": version, "defaulting": defaulting, "crds": crds}
     pool = _new_pool(_workers(jobs, len(units)))
     if pool is None:
         return [_run_unit_reported(unit, **kwargs) for unit in units]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +72,7 @@ def run(
     version: str | None = None,
     jobs: int | None = 1,
     defaulting: bool = True,
+    crds: Sequence[dict[str, Any]] = (),
 ) -> Report:
     """Discover and run every suite under `paths`; `run_regex` keeps cases whose `suite/name` matches it.
 
@@ -80,7 +81,8 @@ def run(
     the same order, but each case of a worker's result keeps only its name, suite, source and
     layout (its inputs stay in the worker). Callers inside a threaded server keep the default:
     one process, no fork. `defaulting=False` evaluates every case without the API server's
-    defaulting (a suite or case can also say `defaulting: false`).
+    defaulting (a suite or case can also say `defaulting: false`). `crds` are CRD documents in
+    force for every suite (`policyeditor test --crd`), handed to the workers as documents.
     """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]  # one path given on its own, not a string to iterate
@@ -99,11 +101,18 @@ def run(
         jobs = auto_jobs(units)
     if jobs is not None and jobs > 1 and len(units) > 1:
         outcomes = iter(
-            run_units(units, jobs, run_regex=run_regex, version=version, defaulting=defaulting)
+            run_units(
+                units,
+                jobs,
+                run_regex=run_regex,
+                version=version,
+                defaulting=defaulting,
+                crds=crds,
+            )
         )
     else:
         outcomes = (
-            run_unit(unit, run_regex=run_regex, version=version, defaulting=defaulting)
+            run_unit(unit, run_regex=run_regex, version=version, defaulting=defaulting, crds=crds)
             for unit in units
         )
     for item in plan:
