@@ -58,32 +58,6 @@ def crds_in_force(args: argparse.Namespace) -> Iterator[list[Any]]:
 
 def cel_crd_notes(expression: str, obj: Any, params: Any, version: str) -> list[str]:
     """`cel --crd`: the schema problems of the object and the expression's type-check warnings."""
-    from policyeditor.engine import schemas
-    from policyeditor.engine.cel import schema_check
-    from policyeditor.engine.schemas.objects import check_custom_object
+    from policyeditor.engine.cel.schema_check import custom_resource_notes
 
-    notes: list[str] = []
-    check = check_custom_object(obj)
-    if check is not None:
-        notes.extend(check.warnings)
-        notes.extend(str(error) for error in check.errors)
-    if not isinstance(obj, dict):
-        return notes
-    group, _, api_version = str(obj.get("apiVersion") or "").rpartition("/")
-    param_schema = None
-    if isinstance(params, dict):
-        param_group, _, param_version = str(params.get("apiVersion") or "").rpartition("/")
-        param_schema = schemas.schema_for(
-            param_group, param_version, str(params.get("kind") or ""), version
-        )
-    warning = schema_check.type_check_warning(
-        expression,
-        group=group,
-        api_version=api_version,
-        kind=str(obj.get("kind") or ""),
-        version=version,
-        param_schema=param_schema,
-    )
-    if warning:
-        notes.append(warning)
-    return notes
+    return custom_resource_notes(expression, obj, params, version)

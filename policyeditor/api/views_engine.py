@@ -82,9 +82,14 @@ class ValidateView(ApiView):
         attrs = serializer.validated_data
         version = attrs.get("kubernetesVersion") or DEFAULT_VERSION
         documents = attrs["documents"]
+        crds = attrs.get("crds") or []
         return Response(
             call_engine(
-                engine_calls.validate_bundle, documents, version, timeout=deadline_for(documents)
+                engine_calls.validate_bundle,
+                documents,
+                version,
+                crds,
+                timeout=deadline_for([*documents, *crds]),
             )
         )
 
@@ -110,7 +115,7 @@ class EvaluateView(ApiView):
     )
     def post(self, request: Request) -> Response:
         payload = _payload(EvaluateRequestSerializer, request)
-        timeout = deadline_for(payload["documents"])
+        timeout = deadline_for([*payload["documents"], *(payload.get("crds") or [])])
         return Response(call_engine(engine_calls.evaluate_bundle, payload, timeout=timeout))
 
 
@@ -133,4 +138,6 @@ class CelView(ApiView):
     def post(self, request: Request) -> Response:
         payload = _payload(CelRequestSerializer, request)
         payload["variables"] = [dict(item) for item in payload.get("variables", [])]
-        return Response(call_engine(engine_calls.evaluate_cel, payload))
+        crds = payload.get("crds") or []
+        timeout = deadline_for(crds) if crds else None
+        return Response(call_engine(engine_calls.evaluate_cel, payload, timeout=timeout))
