@@ -8,6 +8,8 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,14 +17,27 @@ from policyeditor.editor import live
 from policyeditor.editor.formdata import ParsedForm
 
 
-def validate_form(parsed: ParsedForm, version: str) -> live.Report:
-    """live.validate, as a worker call."""
-    return live.validate(parsed, version)
+@contextmanager
+def documents_layer(crds: list[dict]) -> Iterator[None]:
+    """The draft's CRD documents in force in this worker (checked again: workers trust nothing)."""
+    from policyeditor.engine import schemas
+
+    with schemas.using_crds(schemas.load_crds(crds) if crds else None):
+        yield
 
 
-def try_form(documents: list[dict], inputs: live.TryInputs, version: str) -> live.TryOutcome:
-    """live.try_it, as a worker call."""
-    return live.try_it(documents, inputs, version)
+def validate_form(parsed: ParsedForm, version: str, crds: list[dict] | None = None) -> live.Report:
+    """live.validate, as a worker call, with the draft's CRDs (its team's schema library)."""
+    with documents_layer(crds or []):
+        return live.validate(parsed, version)
+
+
+def try_form(
+    documents: list[dict], inputs: live.TryInputs, version: str, crds: list[dict] | None = None
+) -> live.TryOutcome:
+    """live.try_it, as a worker call, with the draft's CRDs."""
+    with documents_layer(crds or []):
+        return live.try_it(documents, inputs, version)
 
 
 def run_suite_files(files: dict[str, str]) -> list[dict[str, Any]]:

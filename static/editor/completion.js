@@ -33,7 +33,7 @@
     const s = state();
     const key = `${path}|${s.gvk}|${s.version}|${path.startsWith("variables") ? variableNames().join(",") : ""}`;
     if (cache.has(key)) return cache.get(key);
-    const query = new URLSearchParams({ path, gvk: s.gvk || "", version: s.version || "", vars: variableNames().join(",") });
+    const query = new URLSearchParams({ path, gvk: s.gvk || "", version: s.version || "", vars: variableNames().join(","), draft: editor.dataset.draft || "" });
     const response = await fetch(`${url}?${query}`, { headers: { Accept: "application/json" } });
     const data = response.ok ? await response.json() : { items: [] };
     cache.set(key, data.items || []);

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
+
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
 from policyeditor.core.htmx import HtmxHttpRequest
+from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.completion import complete
+from policyeditor.editor.crds import draft_layer
 from policyeditor.engine.versions import normalize_version
 
 
@@ -26,5 +31,11 @@ def cel_complete(request: HtmxHttpRequest) -> JsonResponse:
     if gvk is None:
         return JsonResponse({"error": "gvk must be group/version/kind or version/kind"}, status=400)
     names = tuple(v for v in request.GET.get("vars", "").split(",") if v)
-    items = complete(request.GET.get("path", ""), gvk=gvk, variables=names, version=version)
+    draft_id = request.GET.get("draft", "")
+    layer: AbstractContextManager[Any] = nullcontext()
+    if draft_id.isdigit():
+        # The draft's CRDs (its team's schema library) give custom resources their fields.
+        layer = draft_layer(get_draft_for(request.user, int(draft_id)))
+    with layer:
+        items = complete(request.GET.get("path", ""), gvk=gvk, variables=names, version=version)
     return JsonResponse({"items": items[:200]})
