@@ -152,6 +152,9 @@ def test_completion_offers_crd_fields_for_a_team_draft(client, team_draft, team,
     }
     items = json.loads(client.get(reverse("editor:cel_complete"), query).content)["items"]
     assert "secretName" in {i["label"] for i in items}
+    params = {**query, "path": "params.spec", "params": "cert-manager.io/v1/Certificate"}
+    items = json.loads(client.get(reverse("editor:cel_complete"), params).content)["items"]
+    assert "issuerRef" in {i["label"] for i in items}
     query.pop("draft")
     items = json.loads(client.get(reverse("editor:cel_complete"), query).content)["items"]
     assert items == []  # without the library the kind is unknown

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from policyeditor.editor.completion import complete
 from policyeditor.engine import schemas, validation
 from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs
 from policyeditor.engine.manifests import load_file
@@ -46,15 +45,6 @@ def test_a_misspelled_field_is_a_type_check_warning_in_the_api_servers_words(cas
 
 def test_valid_fields_give_no_type_check_warning(case):
     assert _warnings(case.vap(case.valid)) == []
-
-
-def test_completion_offers_the_crd_fields_with_descriptions(case):
-    offered = complete(
-        f"object.{case.completion_path}", gvk=(case.group, case.version, case.kind), version=VERSION
-    )
-    by_label = {o["label"]: o for o in offered}
-    where, text = case.completion_expect
-    assert by_label[case.completion_field][where].startswith(text)
 
 
 def test_a_vap_allows_the_valid_object_and_denies_the_changed_one(case):
