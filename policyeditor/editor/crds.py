@@ -1,4 +1,4 @@
-"""The CRDs a draft sees: its team's schema library (newest version), layered over the built-ins."""
+"""The CRDs a draft sees: those it pins, else its team's schema library (newest version)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,36 @@ from contextlib import contextmanager
 from typing import Any
 
 from policyeditor.editor import extensions
-from policyeditor.editor.models import Draft
+from policyeditor.editor.models import Draft, DraftCrdPin
 from policyeditor.engine import schemas
 from policyeditor.schemalib import services as library
 
-_CACHE: OrderedDict[int, schemas.CrdRegistry] = OrderedDict()
+_CACHE: OrderedDict[tuple[Any, ...], schemas.CrdRegistry] = OrderedDict()
 _CACHE_SIZE = 16
 
 
-def draft_library(draft: Draft) -> Any:
-    """The schemalib LibraryVersion the draft uses (its team's newest), or None."""
+def draft_pin(draft: Draft) -> DraftCrdPin | None:
+    """The CRDs the draft pins for itself, or None."""
+    return DraftCrdPin.objects.filter(draft=draft).first()
+
+
+def team_library(draft: Draft) -> Any:
+    """The schemalib LibraryVersion of the draft's team (its newest), or None."""
     hooks = extensions.review()
     team = hooks.team_of(draft) if hooks is not None else None
     return library.latest(team)
+
+
+def draft_library(draft: Draft) -> Any:
+    """What the draft uses: its pin, else its team's newest library version (None: no CRDs)."""
+    return draft_pin(draft) or team_library(draft)
+
+
+def _key(source: Any) -> tuple[Any, ...]:
+    # Library versions never change; a pin changes in place, so its time is part of the key.
+    if isinstance(source, DraftCrdPin):
+        return ("pin", source.pk, source.updated)
+    return ("library", source.pk)
 
 
 def draft_crds(draft: Draft) -> list[dict[str, Any]]:
@@ -30,13 +47,14 @@ def draft_crds(draft: Draft) -> list[dict[str, Any]]:
 
 
 def _registry(version: Any) -> schemas.CrdRegistry | None:
-    """The checked registry of a library version; versions never change, so it is cached."""
+    """The checked registry of a library version or pin (cached)."""
     if version is None:
         return None
-    found = _CACHE.get(version.pk)
+    key = _key(version)
+    found = _CACHE.get(key)
     if found is None:
         found = schemas.load_crds(version.documents)
-        _CACHE[version.pk] = found
+        _CACHE[key] = found
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 import pytest
@@ -158,3 +159,44 @@ def test_completion_offers_crd_fields_for_a_team_draft(client, team_draft, team,
     query.pop("draft")
     items = json.loads(client.get(reverse("editor:cel_complete"), query).content)["items"]
     assert items == []  # without the library the kind is unknown
+
+
+def test_a_personal_draft_pins_its_own_crds_and_warns_with_them(client, alice):
+    case = BY_ID["prometheusrule"]
+    draft = create_draft(alice, [case.vap(case.typo)])
+    client.force_login(alice)
+    url = reverse("editor:draft_crds", args=[draft.pk])
+    assert "uses no CRDs" in client.get(url).content.decode()
+    response = client.post(url, {"action": "pin", "text": _text("prometheusrule")})
+    assert response.status_code == 200 and "pins its own CRDs" in response.content.decode()
+    validate = reverse("editor:draft_validate", args=[draft.pk])
+    data = postable(form_data(client.get(draft.get_absolute_url()).content.decode()))
+    after = client.post(validate, data, headers={"HX-Request": "true"})
+    assert "undefined field &#x27;grups&#x27;" in after.content.decode()
+    client.post(url, {"action": "unpin"})
+    again = client.post(validate, data, headers={"HX-Request": "true"})
+    assert "undefined field" not in again.content.decode()
+
+
+def test_a_pin_overrides_the_team_library_and_a_bad_pin_keeps_the_old_one(
+    client, team_draft, team, alice
+):
+    services.import_crds(team, alice, _text("certificate"))
+    client.force_login(alice)
+    url = reverse("editor:draft_crds", args=[team_draft.pk])
+    assert "uses version 1 of its team" in client.get(url).content.decode()
+    client.post(url, {"action": "pin", "text": _text("gateway")})
+    page = client.get(url).content.decode()
+    assert "instead of version 1" in page and "Gateway" in page and "Certificate" not in page
+    bad = _text("certificate").replace("scope: Namespaced", "scope: Global")
+    response = client.post(url, {"action": "pin", "text": bad})
+    assert response.status_code == 400
+    assert 'spec.scope: Unsupported value: "Global"' in html.unescape(response.content.decode())
+    assert "Gateway" in client.get(url).content.decode()
+
+
+def test_a_viewer_cannot_pin(client, team_draft, carol):
+    client.force_login(carol)
+    url = reverse("editor:draft_crds", args=[team_draft.pk])
+    response = client.post(url, {"action": "pin", "text": _text("gateway")})
+    assert response.status_code == 403
