@@ -29,7 +29,8 @@ def draft_crds(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             upload = request.FILES.get("file")
             text = upload.read() if upload is not None else request.POST.get("text", "")
             try:
-                registry = library.parse_import(text, upload.name if upload else "pasted text")
+                source = (upload.name if upload else None) or "pasted text"
+                registry = library.parse_import(text, source)
             except library.ImportRefused as exc:
                 error, status = str(exc), 400
             else:
@@ -39,7 +40,7 @@ def draft_crds(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                         defaults={
                             "documents": registry.documents(),
                             "summary": library.summarize(registry),
-                            "created_by": request.user,
+                            "created_by": request.user if request.user.is_authenticated else None,
                         },
                     )
     pin = draft_pin(draft)
