@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,13 +18,27 @@ from typing import Any
 from policyeditor.editor import live
 from policyeditor.editor.formdata import ParsedForm
 
+_REGISTRIES: dict[str, Any] = {}
+
 
 @contextmanager
 def documents_layer(crds: list[dict]) -> Iterator[None]:
     """The draft's CRD documents in force in this worker (checked again: workers trust nothing)."""
+    # A worker serves many calls: the checked registry is kept by the documents' digest, since
+    # checking a large CRD costs more than the live validation it serves.
     from policyeditor.engine import schemas
 
-    with schemas.using_crds(schemas.load_crds(crds) if crds else None):
+    if not crds:
+        yield
+        return
+    digest = hashlib.sha256(json.dumps(crds, sort_keys=True).encode()).hexdigest()
+    registry = _REGISTRIES.get(digest)
+    if registry is None:
+        registry = schemas.load_crds(crds)
+        if len(_REGISTRIES) >= 4:
+            _REGISTRIES.pop(next(iter(_REGISTRIES)))
+        _REGISTRIES[digest] = registry
+    with schemas.using_crds(registry):
         yield
 
 
