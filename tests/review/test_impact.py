@@ -245,4 +245,6 @@ def test_custom_resources_of_the_dump_are_checked_against_the_teams_crds(alice, 
     assert outcomes["sample"]["result"] == "deny"
     assert outcomes["good"]["result"] == "allow"
     assert outcomes["broken"]["result"] == "error"
-    assert outcomes["broken"]["message"].startswith('Certificate.cert-manager.io "broken" is invalid')
+    assert outcomes["broken"]["message"].startswith(
+        'Certificate.cert-manager.io "broken" is invalid'
+    )
