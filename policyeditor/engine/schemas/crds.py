@@ -18,6 +18,7 @@ from typing import Any
 
 from policyeditor.engine import apimachinery
 from policyeditor.engine.errors import FieldError, InputError
+from policyeditor.engine.schemas.objects import compile_pattern
 from policyeditor.engine.schemas.resources import ResourceInfo
 
 CRD_API_VERSION = "apiextensions.k8s.io/v1"
@@ -216,6 +217,13 @@ def _structural(schema: Any, path: str, level: str, errors: list[FieldError]) ->
                         "entries must all be names of item properties",
                     )
                 )
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str) and compile_pattern(pattern) is None:
+        errors.append(
+            apimachinery.invalid(
+                f"{path}.pattern", pattern, "must be a valid regular expression, but isn't"
+            )
+        )
     map_type = schema.get("x-kubernetes-map-type")
     if map_type is not None and map_type not in ("granular", "atomic"):
         errors.append(

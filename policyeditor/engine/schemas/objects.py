@@ -11,14 +11,29 @@ CRD's x-kubernetes-validations (CEL) rules are not evaluated here.
 from __future__ import annotations
 
 import copy
-import re
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import re2
+
 from policyeditor.engine import apimachinery
 from policyeditor.engine.errors import FieldError
 from policyeditor.engine.schemas.layer import active
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+
+
+@functools.lru_cache(maxsize=256)
+def compile_pattern(pattern: str) -> Any:
+    """A schema `pattern` compiled with RE2 (Go's regexp semantics, linear time), or None."""
+    try:
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error:
+        return None
+
 
 _TYPE_NAMES = {bool: "boolean", int: "integer", float: "number", str: "string"}
 _META_KEYS = ("apiVersion", "kind", "metadata")
@@ -170,15 +185,11 @@ def _validate(value: Any, schema: dict[str, Any], path: str, errors: list[FieldE
                 )
             )
         pattern = schema.get("pattern")
-        if isinstance(pattern, str):
-            try:
-                matched = re.search(pattern, value) is not None
-            except re.error:
-                matched = True
-            if not matched:
-                errors.append(
-                    apimachinery.invalid(path, value, f"{_in_body(path)} should match '{pattern}'")
-                )
+        compiled = compile_pattern(pattern) if isinstance(pattern, str) else None
+        if compiled is not None and compiled.search(value) is None:
+            errors.append(
+                apimachinery.invalid(path, value, f"{_in_body(path)} should match '{pattern}'")
+            )
         max_length = schema.get("maxLength")
         if isinstance(max_length, int) and len(value) > max_length:
             errors.append(apimachinery.too_long(path, max_length))

@@ -287,3 +287,21 @@ def test_a_crd_among_the_cluster_objects_is_used_for_the_evaluation():
         )
     )
     assert "may not mutate atomic arrays, maps or structs: .spec.addresses" in result.message
+
+
+def test_a_pattern_is_matched_with_go_regexp_semantics_and_a_bad_one_refuses_the_crd():
+    crd = _small_crd()
+    color = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    color["properties"]["color"]["pattern"] = "^[a-z]+$"
+    registry = schemas.load_crds([crd])
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
+    with schemas.using_crds(registry):
+        ok = check_custom_object({**widget, "spec": {"color": "blue"}})
+        bad = check_custom_object({**widget, "spec": {"color": "Blue"}})
+    assert ok.errors == []
+    assert [str(e) for e in bad.errors] == [
+        "spec.color: Invalid value: \"Blue\": spec.color in body should match '^[a-z]+$'"
+    ]
+    color["properties"]["color"]["pattern"] = "(?<=x)y"  # lookbehind: not RE2
+    with pytest.raises(schemas.CrdError, match="pattern: Invalid value"):
+        schemas.load_crds([crd])
