@@ -200,3 +200,20 @@ def test_a_viewer_cannot_pin(client, team_draft, carol):
     url = reverse("editor:draft_crds", args=[team_draft.pk])
     response = client.post(url, {"action": "pin", "text": _text("gateway")})
     assert response.status_code == 403
+
+
+def test_try_it_validates_a_cr_against_the_library_first(client, team_draft, team, alice):
+    services.import_crds(team, alice, _text("certificate"))
+    client.force_login(alice)
+    case = BY_ID["certificate"]
+    bad = case.object("web")
+    bad["spec"]["dnsNames"] = "web.example.com"
+    payload = postable(form_data(client.get(team_draft.get_absolute_url()).content.decode()))
+    payload["try_object"] = [yaml.safe_dump(bad)]
+    response = client.post(
+        reverse("editor:draft_try", args=[team_draft.pk]), payload, headers={"HX-Request": "true"}
+    )
+    text = html.unescape(response.content.decode())
+    assert "HTTP 422" in text
+    assert 'Certificate.cert-manager.io "web" is invalid' in text
+    assert 'spec.dnsNames in body must be of type array: "string"' in text
