@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from policyeditor import __version__, cli_lint
+from policyeditor.cli_crds import add_crd_option, cel_crd_notes, crd_documents, crds_in_force
 from policyeditor.cli_output import cel_result_to_dict, dump, format_evaluation
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.objects import name_of
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     _version_option(validate)
     _output_option(validate, ("text", "json", "yaml"))
     cli_lint.add_static_option(validate)
+    add_crd_option(validate)
 
     evaluate = sub.add_parser("eval", help="evaluate policies against an admission request")
     evaluate.add_argument(
@@ -83,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     _defaulting_option(evaluate)
     _version_option(evaluate)
     _output_option(evaluate, ("text", "json", "yaml"))
+    add_crd_option(evaluate)
 
     test = sub.add_parser(
         "test", help="run test suites found under PATH (our format, kat, kaptest)"
@@ -115,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     _defaulting_option(test)
     _version_option(test, help_text="Kubernetes version for suites that do not name one")
     _output_option(test, ("text", "json"))
+    add_crd_option(test)
 
     cli_lint.add_parsers(sub, _version_option)
 
@@ -125,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     cel.add_argument("--params", metavar="F")
     _version_option(cel)
     _output_option(cel, ("text", "json"))
+    add_crd_option(cel)
     return parser
 
 
@@ -182,7 +187,8 @@ def main(
         "export-static": cmd_export_static,
     }[args.command]
     try:
-        return handler(args, out, err)
+        with crds_in_force(args):
+            return handler(args, out, err)
     except InputError as error:
         err.write(f"policyeditor {args.command}: error: {_one_line(error)}\n")
         return EXIT_USAGE
@@ -423,6 +429,7 @@ def cmd_test(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         defaulting=args.defaulting,
         coverage=args.coverage,
         strict=args.strict,
+        crds=crd_documents(args),
     )
     if args.output == "json":
         dump(report.to_dict(), "json", out)
@@ -451,6 +458,11 @@ def cmd_cel(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         args.expression, object=obj, old_object=old, params=params, request=request, version=version
     )
     data = cel_result_to_dict(result)
+    if args.crds:
+        data["warnings"] = [
+            *data["warnings"],
+            *cel_crd_notes(args.expression, obj, params, version),
+        ]
     if args.output == "json":
         dump(data, "json", out)
     elif data["errors"]:

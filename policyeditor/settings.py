@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "axes",
     "policyeditor.core",
     "policyeditor.teams",
+    "policyeditor.schemalib",
     "policyeditor.editor",
     "policyeditor.api",
     "policyeditor.review",

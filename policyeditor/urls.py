@@ -15,5 +15,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("reviews/", include("policyeditor.review.urls")),
     path("api/", include("policyeditor.api.urls")),
+    path("schemas/", include("policyeditor.schemalib.urls")),
     path("", include("policyeditor.editor.urls")),
 ]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "policyeditor"
 ENGINE = PACKAGE / "engine"
-# Lower apps never import higher ones: core <- teams <- editor <- review <- api.
-APP_ORDER = ("core", "teams", "editor", "review", "api")
+# Lower apps never import higher ones: core <- teams <- schemalib <- editor <- review <- api.
+APP_ORDER = ("core", "teams", "schemalib", "editor", "review", "api")
 
 
 def _module_name(path: Path) -> str:

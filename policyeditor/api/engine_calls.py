@@ -46,6 +46,19 @@ def _problem(detail: str, *, status: int = 400, errors: list[dict] | None = None
     return {"problem": {"status": status, "detail": detail, "errors": errors or []}}
 
 
+def _crd_registry(documents: list[dict] | None) -> tuple[Any, dict[str, Any] | None]:
+    """(the CRD registry of a request's `crds`, or the 400 problem naming the bad CRD)."""
+    from policyeditor.engine import schemas
+
+    if not documents:
+        return None, None
+    try:
+        return schemas.load_crds(documents), None
+    except schemas.CrdError as exc:
+        errors = [{"path": e.path, "message": e.message} for e in exc.errors]
+        return None, _problem(f"crds: {exc}", errors=errors)
+
+
 def _located(documents: list[dict], index: int, error: FieldError) -> dict[str, Any]:
     """A FieldError with the document it belongs to (index, kind, name)."""
     doc = documents[index] if 0 <= index < len(documents) else {}
@@ -60,8 +73,20 @@ def _located(documents: list[dict], index: int, error: FieldError) -> dict[str, 
     }
 
 
-def validate_bundle(documents: list[dict], version: str, static: bool = False) -> dict[str, Any]:
+def validate_bundle(
+    documents: list[dict], version: str, static: bool = False, crds: list[dict] | None = None
+) -> dict[str, Any]:
     """API-server validation (with CEL compilation) of every document, plus warnings."""
+    from policyeditor.engine import schemas
+
+    registry, problem = _crd_registry(crds)
+    if problem is not None:
+        return problem
+    with schemas.using_crds(registry):
+        return _validate_bundle(documents, version, static)
+
+
+def _validate_bundle(documents: list[dict], version: str, static: bool) -> dict[str, Any]:
     from policyeditor.engine import validation
 
     try:
@@ -95,6 +120,16 @@ def _authorizer(entries: list[dict] | None):
 
 def evaluate_bundle(payload: dict[str, Any]) -> dict[str, Any]:
     """Build the admission request and evaluate the documents against it."""
+    from policyeditor.engine import schemas
+
+    registry, problem = _crd_registry(payload.get("crds"))
+    if problem is not None:
+        return problem
+    with schemas.using_crds(registry):
+        return _evaluate_bundle(payload)
+
+
+def _evaluate_bundle(payload: dict[str, Any]) -> dict[str, Any]:
     from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs
 
     version = payload["kubernetesVersion"]
@@ -130,6 +165,26 @@ def evaluate_bundle(payload: dict[str, Any]) -> dict[str, Any]:
 
 def evaluate_cel(payload: dict[str, Any]) -> dict[str, Any]:
     """Compile and evaluate one expression; compile and runtime errors are part of the answer."""
+    from policyeditor.engine import schemas
+    from policyeditor.engine.cel.schema_check import custom_resource_notes
+
+    registry, problem = _crd_registry(payload.get("crds"))
+    if problem is not None:
+        return problem
+    with schemas.using_crds(registry):
+        body = _evaluate_cel(payload)
+        if registry and "problem" not in body:
+            version = payload["kubernetesVersion"]
+            body["warnings"] = [
+                *body["warnings"],
+                *custom_resource_notes(
+                    payload["expression"], payload.get("object"), payload.get("params"), version
+                ),
+            ]
+    return body
+
+
+def _evaluate_cel(payload: dict[str, Any]) -> dict[str, Any]:
     from policyeditor.engine import cel
 
     version = payload["kubernetesVersion"]

@@ -25,6 +25,19 @@ CONTEXTS = (
     "mutation",
 )
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
+MAX_CRDS = 500
+
+
+def crds_field() -> serializers.ListField:
+    """`crds`: CustomResourceDefinitions whose schemas type, prune and validate custom resources."""
+    return serializers.ListField(
+        child=ObjectField(),
+        required=False,
+        max_length=MAX_CRDS,
+        help_text="apiextensions.k8s.io/v1 CustomResourceDefinitions (or a List of them, as "
+        "`kubectl get crd -o yaml` writes): their schemas type-check expressions on custom "
+        "resources and prune and validate custom resource objects, as the API server does.",
+    )
 
 
 class UserInfoSerializer(StrictSerializer):
@@ -75,6 +88,7 @@ class AuthorizerField(serializers.ListField):
 
 
 class ValidateRequestSerializer(DocumentsMixin):
+    crds = crds_field()
     """POST /api/v1/validate: the documents to validate as the API server would."""
 
     kubernetesVersion = VersionField(required=False)
@@ -143,6 +157,7 @@ class EvaluateRequestSerializer(DocumentsMixin):
     )
     policy = serializers.CharField(required=False, help_text="Evaluate only this policy (by name).")
     binding = serializers.CharField(required=False, help_text="Evaluate through this binding.")
+    crds = crds_field()
     defaulting = serializers.BooleanField(
         required=False,
         default=True,
@@ -205,6 +220,7 @@ class CelRequestSerializer(StrictSerializer):
     envType = serializers.ChoiceField(
         choices=["NewExpressions", "StoredExpressions"], required=False, default="NewExpressions"
     )
+    crds = crds_field()
 
 
 class CelIssueSerializer(serializers.Serializer):

@@ -90,13 +90,15 @@ class ValidateView(ApiView):
         attrs = serializer.validated_data
         version = attrs.get("kubernetesVersion") or DEFAULT_VERSION
         documents = attrs["documents"]
+        crds = attrs.get("crds") or []
         return Response(
             call_engine(
                 engine_calls.validate_bundle,
                 documents,
                 version,
                 bool(attrs.get("static")),
-                timeout=deadline_for(documents),
+                crds,
+                timeout=deadline_for([*documents, *crds]),
             )
         )
 
@@ -122,7 +124,7 @@ class EvaluateView(ApiView):
     )
     def post(self, request: Request) -> Response:
         payload = _payload(EvaluateRequestSerializer, request)
-        timeout = deadline_for(payload["documents"])
+        timeout = deadline_for([*payload["documents"], *(payload.get("crds") or [])])
         return Response(call_engine(engine_calls.evaluate_bundle, payload, timeout=timeout))
 
 
@@ -145,4 +147,6 @@ class CelView(ApiView):
     def post(self, request: Request) -> Response:
         payload = _payload(CelRequestSerializer, request)
         payload["variables"] = [dict(item) for item in payload.get("variables", [])]
-        return Response(call_engine(engine_calls.evaluate_cel, payload))
+        crds = payload.get("crds") or []
+        timeout = deadline_for(crds) if crds else None
+        return Response(call_engine(engine_calls.evaluate_cel, payload, timeout=timeout))

@@ -39,6 +39,8 @@ PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*|\[[^\]]*\])
 def _type_label(schema: dict | None) -> str:
     if not schema:
         return ""
+    if schema.get("x-kubernetes-int-or-string"):
+        return "int-or-string"  # a CRD's IntOrString has no type of its own
     types = sorted(schemas.schema_types(schema))
     if schemas.is_array_schema(schema):
         return "list"
@@ -66,8 +68,13 @@ def complete(
     gvk: tuple[str, str, str] = ("apps", "v1", "Deployment"),
     variables: tuple[str, ...] = (),
     version: str = DEFAULT_VERSION,
+    param_gvk: tuple[str, str, str] | None = None,
 ) -> list[dict]:
-    """What may follow `path` + '.' in a CEL expression ('' = the root variables)."""
+    """What may follow `path` + '.' in a CEL expression ('' = the root variables).
+
+    `param_gvk` is the policy's paramKind: `params.` then completes from its schema (a CRD's
+    when the draft's CRDs are in force).
+    """
     path = path.strip()
     if not path:
         return [{"label": name, "type": "", "detail": detail} for name, detail in ROOTS.items()]
@@ -96,6 +103,8 @@ def complete(
         root = schemas.schema_for(*gvk, version)
     elif head == "namespaceObject":
         root = schemas.schema_for("", "v1", "Namespace", version)
+    elif head == "params" and param_gvk is not None:
+        root = schemas.schema_for(*param_gvk, version)
     else:
         return []
     schema = schemas.schema_at_path(root, rest, version) if rest else root

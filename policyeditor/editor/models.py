@@ -193,3 +193,18 @@ class UserQuota(models.Model):
 
     def __str__(self) -> str:
         return f"storage quota of {self.user}"
+
+
+class DraftCrdPin(models.Model):
+    """CRDs a draft pins for itself: used instead of its team's schema library (all or nothing)."""
+
+    draft = models.OneToOneField(Draft, on_delete=models.CASCADE, related_name="crd_pin")
+    documents = models.JSONField(default=list)  # the checked CRD documents
+    summary = models.JSONField(default=list)  # as schemalib.services.summarize writes it
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"CRDs pinned by draft {self.draft_id}"

@@ -2,7 +2,16 @@
 
 from django.urls import path
 
-from policyeditor.editor.views import autosave, cases, completion, drafts, editing, export, trying
+from policyeditor.editor.views import (
+    autosave,
+    cases,
+    completion,
+    crds,
+    drafts,
+    editing,
+    export,
+    trying,
+)
 
 app_name = "editor"
 
@@ -25,6 +34,7 @@ urlpatterns = [
         name="draft_autosave_discard",
     ),
     path("drafts/<int:pk>/try/", trying.draft_try, name="draft_try"),
+    path("drafts/<int:pk>/crds/", crds.draft_crds, name="draft_crds"),
     path("drafts/<int:pk>/tests/", cases.draft_tests, name="draft_tests"),
     path("drafts/<int:pk>/tests/save/", cases.draft_test_save, name="draft_test_save"),
     path("drafts/<int:pk>/export.yaml", export.draft_export, name="draft_export"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from policyeditor.editor.crds import draft_layer
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.review import audit, impact
 from policyeditor.review.models import Action, ImpactRun
@@ -64,15 +65,18 @@ def step(run: ImpactRun, *, chunk: int = CHUNK) -> ImpactRun:
             return run
         objects = run.pending[:chunk]
         baseline = run.baseline
-        rows = impact.evaluate_chunk(
-            run.revision.documents,
-            baseline.documents if baseline is not None else None,
-            objects,
-            run.namespaces,
-            version=run.revision.kubernetes_version,
-            baseline_version=baseline.kubernetes_version if baseline is not None else None,
-            defaulting=run.defaulting,
-        )
+        # The draft's CRDs (its pin or its team's schema library) type, prune and validate the
+        # custom resources of the dump, as they do in Try it.
+        with draft_layer(run.draft):
+            rows = impact.evaluate_chunk(
+                run.revision.documents,
+                baseline.documents if baseline is not None else None,
+                objects,
+                run.namespaces,
+                version=run.revision.kubernetes_version,
+                baseline_version=baseline.kubernetes_version if baseline is not None else None,
+                defaulting=run.defaulting,
+            )
         run.rows = run.rows + rows
         run.pending = run.pending[chunk:]
         run.position += len(objects)

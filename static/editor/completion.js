@@ -29,11 +29,23 @@
     return { path: m[1].replace(/\.$/, ""), word: m[2] || "", explicitDot: m[1].length > 0 };
   };
 
+  // "group/version/kind" of the policy's paramKind ("" without one): `params.` completes from it.
+  const paramGvk = (s) => {
+    try {
+      const docs = JSON.parse(s.documents || "[]");
+      const kind = docs.map((d) => d && d.spec && d.spec.paramKind).find(Boolean);
+      return kind && kind.apiVersion && kind.kind ? `${kind.apiVersion}/${kind.kind}` : "";
+    } catch (_) {
+      return "";
+    }
+  };
+
   const fetchItems = async (path) => {
     const s = state();
-    const key = `${path}|${s.gvk}|${s.version}|${path.startsWith("variables") ? variableNames().join(",") : ""}`;
+    const params = path.startsWith("params") ? paramGvk(s) : "";
+    const key = `${path}|${s.gvk}|${s.version}|${params}|${path.startsWith("variables") ? variableNames().join(",") : ""}`;
     if (cache.has(key)) return cache.get(key);
-    const query = new URLSearchParams({ path, gvk: s.gvk || "", version: s.version || "", vars: variableNames().join(",") });
+    const query = new URLSearchParams({ path, gvk: s.gvk || "", version: s.version || "", vars: variableNames().join(","), draft: editor.dataset.draft || "", params });
     const response = await fetch(`${url}?${query}`, { headers: { Accept: "application/json" } });
     const data = response.ok ? await response.json() : { items: [] };
     cache.set(key, data.items || []);

@@ -237,3 +237,28 @@ def test_the_upload_form_offers_to_skip_defaulting(client, draft, alice):
     revision = workflow.latest_revision(draft)
     page = client.get(reverse("review:impact_new", args=[draft.pk, revision.number]))
     assert 'name="no_defaulting"' in page.content.decode()
+
+
+def test_custom_resources_of_the_dump_are_checked_against_the_teams_crds(alice, team):
+    from policyeditor.editor.services import create_draft
+    from policyeditor.review.models import DraftWorkflow
+    from policyeditor.schemalib import services as library
+    from tests.crd_cases import BY_ID
+
+    case = BY_ID["certificate"]
+    library.import_crds(team, alice, case.path.read_text())
+    draft = create_draft(alice, [case.vap(case.valid)])
+    DraftWorkflow.objects.create(draft=draft, team=team)
+    broken = case.object("broken")
+    broken["spec"]["dnsNames"] = "web.example.com"
+    dump = kubectl_list([case.object("good"), case.denied_object(), broken])
+    run = impact_runs.run_to_end(
+        impact_runs.start_run(alice, draft, workflow.latest_revision(draft), dump)
+    )
+    outcomes = {r["name"]: r["CREATE"] for r in run.rows}
+    assert outcomes["sample"]["result"] == "deny"
+    assert outcomes["good"]["result"] == "allow"
+    assert outcomes["broken"]["result"] == "error"
+    assert outcomes["broken"]["message"].startswith(
+        'Certificate.cert-manager.io "broken" is invalid'
+    )

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor import cases, extensions
 from policyeditor.editor.access import can_edit, get_draft_for
+from policyeditor.editor.crds import draft_crds
 from policyeditor.editor.formdata import parse_post
 from policyeditor.editor.views.editing import posted_version
 from policyeditor.editor.views.trying import evaluate_form, try_inputs
@@ -45,7 +46,7 @@ def draft_test_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         problem = "Not saved: your role on this draft lets you view it, not change its tests."
     else:
         inputs = try_inputs(request.POST)
-        outcome = evaluate_form(parsed, inputs, version)
+        outcome = evaluate_form(parsed, inputs, version, draft_crds(draft))
         if outcome.problems or outcome.result is None:
             problem = "Not saved: " + "; ".join(outcome.problems or ["nothing was evaluated"])
         else:

@@ -19,6 +19,7 @@ from policyeditor.editor import autosaves, live
 from policyeditor.editor.access import can_edit, get_draft_for
 from policyeditor.editor.case_runs import validate_form as validate_form_call
 from policyeditor.editor.completion import matched_gvk
+from policyeditor.editor.crds import draft_layer
 from policyeditor.editor.formdata import (
     ParsedForm,
     bind_documents,
@@ -54,9 +55,9 @@ def posted_static(request: HtmxHttpRequest, draft: Draft) -> bool:
 
 
 def _resources(version: str) -> list[dict]:
-    """The built-in resources for the resource picker: plural, kind, groups, versions, scope."""
+    """The resources for the picker (built-in, then the draft's CRDs): plural, kind, scope."""
     by_plural: dict[str, dict] = {}
-    for info in schemas.builtin_resources(version):
+    for info in schemas.all_resources(version):
         item = by_plural.setdefault(
             info.plural,
             {
@@ -85,14 +86,21 @@ def _resources(version: str) -> list[dict]:
 
 
 def start_validation(
-    parsed: ParsedForm, version: str, static: bool = False
+    parsed: ParsedForm, version: str, static: bool = False, crds: list[dict] | None = None
 ) -> Callable[[], live.Report]:
     """Start live validation of the form in the isolation pool; the returned call collects it.
 
-    It must always be called; a runaway check becomes an error in the report.
+    It must always be called; a runaway check becomes an error in the report. `crds` are the
+    draft's CRDs (its team's schema library).
     """
+    crds = crds or []
     collect = start_engine(
-        validate_form_call, parsed, version, static, timeout=deadline_for(parsed.documents)
+        validate_form_call,
+        parsed,
+        version,
+        static,
+        crds,
+        timeout=deadline_for([*parsed.documents, *crds]),
     )
 
     def report() -> live.Report:
@@ -107,23 +115,30 @@ def start_validation(
 
 
 def _live_context(draft: Draft, parsed: ParsedForm, version: str, static: bool = False) -> dict:
-    report = start_validation(parsed, version, static)
-    try:
-        # Rendered while a worker validates: the preview's YAML costs as much as the check.
-        yaml = dump_documents(parsed.documents) if parsed.documents else ""
-    finally:
-        validated = report()  # always collected: it gives the worker back to the pool
+    with draft_layer(draft) as crds:
+        report = start_validation(parsed, version, static, crds)
+        try:
+            # Rendered while a worker validates: the preview's YAML costs as much as the check.
+            yaml = dump_documents(parsed.documents) if parsed.documents else ""
+            gvk = "/".join(matched_gvk(parsed.documents, version))
+        finally:
+            validated = report()  # always collected: it gives the worker back to the pool
     return {
         "draft": draft,
         "report": validated,
         "version": version,
         "documents_json": json.dumps(parsed.documents),
-        "gvk": "/".join(matched_gvk(parsed.documents, version)),
+        "gvk": gvk,
         "yaml": yaml,
     }
 
 
 def _page_context(draft: Draft, documents: list[dict], version: str) -> dict:
+    with draft_layer(draft):
+        return _page_values(draft, documents, version)
+
+
+def _page_values(draft: Draft, documents: list[dict], version: str) -> dict:
     bound = bind_documents(documents)
     return {
         "draft": draft,

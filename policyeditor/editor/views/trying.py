@@ -13,6 +13,7 @@ from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor import live
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.case_runs import try_form
+from policyeditor.editor.crds import draft_crds
 from policyeditor.editor.formdata import ParsedForm, parse_post
 from policyeditor.editor.views.editing import posted_version
 from policyeditor.engine.manifests.diff import line_class, unified_lines
@@ -46,14 +47,22 @@ def try_inputs(post) -> live.TryInputs:
     )
 
 
-def evaluate_form(parsed: ParsedForm, inputs: live.TryInputs, version: str) -> live.TryOutcome:
+def evaluate_form(
+    parsed: ParsedForm, inputs: live.TryInputs, version: str, crds: list[dict] | None = None
+) -> live.TryOutcome:
     """The Try-it outcome of the form, evaluated in the isolation pool with a deadline."""
     problems = [message for _, message in parsed.problems]
     if problems:
         return live.TryOutcome(problems=problems)
+    crds = crds or []
     try:
         return run_engine(
-            try_form, parsed.documents, inputs, version, timeout=deadline_for(parsed.documents)
+            try_form,
+            parsed.documents,
+            inputs,
+            version,
+            crds,
+            timeout=deadline_for([*parsed.documents, *crds]),
         )
     except EngineLimit as exc:
         return live.TryOutcome(problems=[exc.message])
@@ -65,7 +74,7 @@ def draft_try(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     draft = get_draft_for(request.user, pk)
     parsed = parse_post(request.POST)
     version = posted_version(request, draft)
-    outcome = evaluate_form(parsed, try_inputs(request.POST), version)
+    outcome = evaluate_form(parsed, try_inputs(request.POST), version, draft_crds(draft))
     result = outcome.result or {}
     mutated = result.get("object")
     context = {

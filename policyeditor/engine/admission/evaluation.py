@@ -22,6 +22,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from policyeditor.engine.admission.common import EvalContext
+from policyeditor.engine.admission.custom_objects import (
+    crds_in_force,
+    decode_custom_objects,
+    invalid_custom_object,
+)
 from policyeditor.engine.admission.matching import NamespaceSource
 from policyeditor.engine.admission.mutating.mutation import text_diff
 from policyeditor.engine.admission.mutating.patch import jsonpatch
@@ -166,20 +171,21 @@ def evaluate(
     if not isinstance(documents, list | tuple):
         return _error_result("documents must be a list of Kubernetes objects", request)
     try:
-        return _evaluate(
-            list(documents),
-            request,
-            k8s_version,
-            params,
-            list(resources or ()),
-            namespace_object,
-            authorizer,
-            policy,
-            binding,
-            check_match,
-            any_namespace_selector_matches,
-            defaulting is not False,
-        )
+        with crds_in_force([*documents, *(resources or ())]):
+            return _evaluate(
+                list(documents),
+                request,
+                k8s_version,
+                params,
+                list(resources or ()),
+                namespace_object,
+                authorizer,
+                policy,
+                binding,
+                check_match,
+                any_namespace_selector_matches,
+                defaulting is not False,
+            )
     except Exception as exc:  # noqa: BLE001 - the public entry point answers, it does not crash
         return _error_result(
             f"internal error while evaluating: {type(exc).__name__}: {exc}", request
@@ -201,6 +207,7 @@ def _evaluate(
     defaulting: bool,
 ) -> EvaluationResult:
     prepared = prepare(documents, version, policy, binding)
+    request, pruned = decode_custom_objects(request)
     cluster = [*prepared.others, *(r for r in resources if isinstance(r, dict))]
     defaulted: dict[str, list[str]] = {}
     if defaulting:
@@ -228,6 +235,11 @@ def _evaluate(
     map_pairs, vap_pairs = prepared.map_pairs, prepared.vap_pairs
     notes = list(prepared.notes)
     outcomes: list[PolicyOutcome] = []
+    if not map_pairs:
+        rejected = invalid_custom_object(request, request.object)
+        if rejected is not None:
+            rejected.warnings = pruned
+            return rejected
 
     final_object = request.object
     if map_pairs:
@@ -236,6 +248,11 @@ def _evaluate(
         if any(o.denials for o in mutated):
             result = _respond(request, final_object, outcomes, notes)
             return _with_defaults(result, defaulting, defaulted)
+        rejected = invalid_custom_object(request, final_object)
+        if rejected is not None:
+            rejected.warnings = pruned
+            rejected.policies = outcomes
+            return rejected
     if vap_pairs:
         seen = request
         if final_object != request.object:
@@ -243,7 +260,9 @@ def _evaluate(
         ctx.request = seen
         for pol, bindings in vap_pairs:
             outcomes.extend(validating.evaluate_policy(pol, bindings, ctx))
-    return _with_defaults(_respond(request, final_object, outcomes, notes), defaulting, defaulted)
+    result = _respond(request, final_object, outcomes, notes)
+    result.warnings = [*pruned, *result.warnings]
+    return _with_defaults(result, defaulting, defaulted)
 
 
 def _with_defaults(

@@ -271,3 +271,38 @@ def type_check_warning(
         return None
     gv = f"{group}/{api_version}" if group else api_version
     return f"{gv}, Kind={kind}: " + "\n".join(str(issue) for issue in issues)
+
+
+def custom_resource_notes(
+    expression: str, obj: Any, params: Any = None, version: str = DEFAULT_VERSION
+) -> list[str]:
+    """For a custom resource under the CRDs in force: pruned fields, schema errors, type checks."""
+    # What `policyeditor cel --crd` and the cel endpoint's `crds` add to the answer's warnings.
+    from policyeditor.engine import schemas
+    from policyeditor.engine.schemas.objects import check_custom_object
+
+    notes: list[str] = []
+    check = check_custom_object(obj)
+    if check is not None:
+        notes.extend(check.warnings)
+        notes.extend(str(error) for error in check.errors)
+    if not isinstance(obj, dict):
+        return notes
+    group, _, api_version = str(obj.get("apiVersion") or "").rpartition("/")
+    param_schema = None
+    if isinstance(params, dict):
+        param_group, _, param_version = str(params.get("apiVersion") or "").rpartition("/")
+        param_schema = schemas.schema_for(
+            param_group, param_version, str(params.get("kind") or ""), version
+        )
+    warning = type_check_warning(
+        expression,
+        group=group,
+        api_version=api_version,
+        kind=str(obj.get("kind") or ""),
+        version=version,
+        param_schema=param_schema,
+    )
+    if warning:
+        notes.append(warning)
+    return notes

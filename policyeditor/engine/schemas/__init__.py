@@ -1,5 +1,17 @@
 """The built-in Kubernetes OpenAPI schemas and REST resources of each targeted version."""
 
+from policyeditor.engine.schemas.crds import (
+    CrdError,
+    CrdRegistry,
+    CrdVersion,
+    CustomResourceDefinition,
+    crd_documents,
+    load_crds,
+    merge_registries,
+    parse_crd,
+)
+from policyeditor.engine.schemas.layer import active as active_crds
+from policyeditor.engine.schemas.layer import using as using_crds
 from policyeditor.engine.schemas.openapi import (
     SchemasUnavailable,
     child_schema,
@@ -10,6 +22,7 @@ from policyeditor.engine.schemas.openapi import (
     gvk_index,
     is_array_schema,
     is_atomic,
+    is_custom_kind,
     is_object_schema,
     is_struct_schema,
     items_schema,
@@ -25,7 +38,9 @@ from policyeditor.engine.schemas.openapi import (
 )
 from policyeditor.engine.schemas.resources import (
     ResourceInfo,
+    all_resources,
     builtin_resources,
+    custom_resources,
     equivalent_resources,
     guess_plural,
     is_resource_schema,
@@ -38,6 +53,19 @@ from policyeditor.engine.schemas.resources_data import NOT_RESOURCES
 
 __all__ = [
     "NOT_RESOURCES",
+    "CrdError",
+    "CrdRegistry",
+    "CrdVersion",
+    "CustomResourceDefinition",
+    "active_crds",
+    "all_resources",
+    "crd_documents",
+    "custom_resources",
+    "is_custom_kind",
+    "load_crds",
+    "merge_registries",
+    "parse_crd",
+    "using_crds",
     "ResourceInfo",
     "SchemasUnavailable",
     "builtin_resources",

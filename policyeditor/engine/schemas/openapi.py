@@ -16,6 +16,7 @@ from typing import Any
 
 import kubernetes_validate
 
+from policyeditor.engine.schemas import layer
 from policyeditor.engine.versions import DEFAULT_VERSION, KUBERNETES_VERSIONS, parse_version
 
 _REF_MARKER = "#/$defs/"
@@ -118,10 +119,20 @@ def schema_for(
     group: str, version: str, kind: str, k8s_version: str = DEFAULT_VERSION
 ) -> dict[str, Any] | None:
     """The top-level schema of a kind (refs resolved on access), or None if the kind is unknown."""
+    # Built-in kinds first, then the CRDs in force (layer.using): one place for every consumer.
     name = definition_name(group, version, kind, k8s_version)
     if name is None:
-        return None
+        custom = layer.active()
+        return custom.schema_for(group or "", version, kind) if custom is not None else None
     return resolve(definitions(k8s_version).get(name), k8s_version)
+
+
+def is_custom_kind(group: str, version: str, kind: str, k8s_version: str = DEFAULT_VERSION) -> bool:
+    """True when a GVK's schema comes from a CRD in force rather than the built-in OpenAPI."""
+    if definition_name(group, version, kind, k8s_version) is not None:
+        return False
+    custom = layer.active()
+    return custom is not None and custom.schema_for(group or "", version, kind) is not None
 
 
 def schema_types(schema: dict[str, Any] | None) -> set[str]:

@@ -6,10 +6,11 @@ discovery would tell (plural, namespaced, subresources, equivalent resources).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from policyeditor.engine.schemas import layer
 from policyeditor.engine.schemas.openapi import definitions_by_key, gvk_index, version_key
 from policyeditor.engine.schemas.resources_data import (
     BUILTIN_RESOURCE_TABLE,
@@ -30,6 +31,9 @@ class ResourceInfo:
     plural: str
     namespaced: bool
     subresources: tuple[str, ...] = ()
+    custom: bool = False  # served by a CustomResourceDefinition
+    storage: bool = False  # the CRD's storage version (custom resources only)
+    deprecated: bool = False
 
     @property
     def api_version(self) -> str:
@@ -37,8 +41,18 @@ class ResourceInfo:
         return f"{self.group}/{self.version}" if self.group else self.version
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form for the API and the UI."""
-        return {**asdict(self), "subresources": list(self.subresources)}
+        """JSON form for the API and the UI (custom resources add custom, storage, deprecated)."""
+        out: dict[str, Any] = {
+            "group": self.group,
+            "version": self.version,
+            "kind": self.kind,
+            "plural": self.plural,
+            "namespaced": self.namespaced,
+            "subresources": list(self.subresources),
+        }
+        if self.custom:
+            out.update(custom=True, storage=self.storage, deprecated=self.deprecated)
+        return out
 
 
 def guess_plural(kind: str) -> str:
@@ -83,6 +97,17 @@ def builtin_resources(k8s_version: str = DEFAULT_VERSION) -> list[ResourceInfo]:
     return list(_builtin_resources(version_key(k8s_version)))
 
 
+def custom_resources() -> list[ResourceInfo]:
+    """The REST resources of the CRDs in force (layer.using), one per served version."""
+    custom = layer.active()
+    return list(custom.resources()) if custom is not None else []
+
+
+def all_resources(k8s_version: str = DEFAULT_VERSION) -> list[ResourceInfo]:
+    """Built-in resources, then those of the CRDs in force: what a resource picker lists."""
+    return builtin_resources(k8s_version) + custom_resources()
+
+
 def resource_for_kind(
     group: str, version: str, kind: str, k8s_version: str = DEFAULT_VERSION
 ) -> ResourceInfo | None:
@@ -95,6 +120,9 @@ def resource_for_kind(
         # A served kind at a version the schemas lack (e.g. an old beta): same plural and scope.
         plural, namespaced, subresources = curated
         return ResourceInfo(group or "", version, kind, plural, namespaced, subresources)
+    for info in custom_resources():
+        if info.group == (group or "") and info.version == version and info.kind == kind:
+            return info
     return None
 
 
@@ -113,6 +141,9 @@ def kind_for_resource(
     ) in BUILTIN_RESOURCE_TABLE.items():
         if table_group == (group or "") and table_plural == plural:
             return ResourceInfo(table_group, version, kind, plural, namespaced, subresources)
+    for info in custom_resources():
+        if info.group == (group or "") and info.version == version and info.plural == plural:
+            return info
     return None
 
 
@@ -164,6 +195,10 @@ def equivalent_resources(
             found.append(candidate)
 
     for info in _builtin_resources(version_key(k8s_version)):
+        if info.group == me[0] and info.plural == resource:
+            add((info.group, info.version, info.plural))
+    for info in custom_resources():
+        # Every served version of a CRD names the same stored resource.
         if info.group == me[0] and info.plural == resource:
             add((info.group, info.version, info.plural))
     for family in EQUIVALENT_RESOURCES:

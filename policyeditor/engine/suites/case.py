@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -33,7 +34,8 @@ def run_case(case: TestCase, *, coverage: bool = False) -> CaseResult:
     if case.error:
         return CaseResult(case=case, passed=False, failures=[case.error], notes=list(case.notes))
     try:
-        result = _evaluate_case(case, coverage)
+        with crds_for(case):
+            result = _evaluate_case(case, coverage)
     except Exception as error:
         result = CaseResult(
             case=case,
@@ -42,6 +44,17 @@ def run_case(case: TestCase, *, coverage: bool = False) -> CaseResult:
         )
     result.notes = [*case.notes, *result.notes]
     return result
+
+
+def crds_for(case: TestCase) -> AbstractContextManager[None]:
+    """The case's CRDs layered over those already in force (`policyeditor test --crd`)."""
+    from policyeditor.engine import schemas
+
+    if case.crds is None:
+        return nullcontext()
+    current = schemas.active_crds()
+    base = current if isinstance(current, schemas.CrdRegistry) else None
+    return schemas.using_crds(schemas.merge_registries(base, case.crds))
 
 
 def _evaluate_case(case: TestCase, coverage: bool) -> CaseResult:

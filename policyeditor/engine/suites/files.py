@@ -112,3 +112,23 @@ def _strip_source(message: str, path: Path) -> str:
         if message.startswith(prefix):
             return message[len(prefix) :]
     return message
+
+
+def load_crd_files(suite: str, base: Path, paths: Any, where: str = "crds") -> Any:
+    """The CRDs of a suite's `crds:` files (relative to the suite) as a schemas.CrdRegistry."""
+    # None when the suite names no CRDs; a CRD the API server would refuse fails the suite.
+    from policyeditor.engine import schemas
+
+    if paths is None:
+        return None
+    if isinstance(paths, str):
+        paths = [paths]
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise SuiteError(suite, f"{where}: expected a list of file paths relative to the suite")
+    documents: list[Any] = []
+    for relative in paths:
+        documents.extend(load_documents(base / relative, what=f"{where} file"))
+    try:
+        return schemas.load_crds(documents)
+    except schemas.CrdError as error:
+        raise SuiteError(suite, f"{where}: {error}") from None

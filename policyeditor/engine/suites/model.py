@@ -97,6 +97,9 @@ class TestCase:
     request: dict[str, Any] = field(default_factory=dict)  # AdmissionRequest overrides in camelCase
     authorizer: list[dict[str, Any]] | None = None
     expect: Expectation = field(default_factory=Expectation)
+    # The suite's CustomResourceDefinitions (a schemas.CrdRegistry), layered over the built-in
+    # schemas while the case runs; None when the suite names none.
+    crds: Any = None
     # kaptest evaluates CEL only: matchConstraints and failurePolicy do not take part.
     cel_only: bool = False
     # The API server's defaulting of object, oldObject and each mutation's result (engine/defaulting);

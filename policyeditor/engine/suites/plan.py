@@ -12,11 +12,12 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from policyeditor.engine import schemas
 from policyeditor.engine.suites.case import run_case
 from policyeditor.engine.suites.files import display, load_documents
 from policyeditor.engine.suites.formats.foreign import (
@@ -113,12 +114,28 @@ def run_unit(
     version: str | None = None,
     defaulting: bool = True,
     coverage: bool = False,
+    crds: Sequence[dict[str, Any]] = (),
 ) -> tuple[list[CaseResult], list[SuiteError]]:
     """Load one suite and run its cases (those `run_regex` matches, when given).
 
     `defaulting=False` (`policyeditor test --no-defaulting`) turns defaulting off for every case;
     True leaves each case's own setting. `coverage` keeps each case's trace (suites/coverage.py).
+    `crds` (`policyeditor test --crd`) are CRD documents in force for every suite, under the
+    suite's own `crds:`.
     """
+    if crds:
+        try:
+            registry = schemas.load_crds(crds)
+        except schemas.CrdError as error:
+            return [], [SuiteError("--crd", str(error))]
+        with schemas.using_crds(registry):
+            return run_unit(
+                unit,
+                run_regex=run_regex,
+                version=version,
+                defaulting=defaulting,
+                coverage=coverage,
+            )
     cases, errors = load_unit(unit, version=version)
     if not defaulting:
         for case in cases:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -66,6 +67,7 @@ def run_units(
     version: str | None,
     defaulting: bool = True,
     coverage: bool = False,
+    crds: Sequence[dict[str, Any]] = (),
 ) -> list[Outcome]:
     """Each unit's (results, errors), in the units' order, run by up to `jobs` workers."""
     kwargs = {
@@ -73,6 +75,7 @@ def run_units(
         "version": version,
         "defaulting": defaulting,
         "coverage": coverage,
+        "crds": crds,
     }
     pool = _new_pool(_workers(jobs, len(units)))
     if pool is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,6 +97,7 @@ def run(
     defaulting: bool = True,
     coverage: bool = False,
     strict: bool = False,
+    crds: Sequence[dict[str, Any]] = (),
 ) -> Report:
     """Discover and run every suite under `paths`; `run_regex` keeps cases whose `suite/name` matches it.
 
@@ -107,6 +108,8 @@ def run(
     one process, no fork. `defaulting=False` evaluates every case without the API server's
     defaulting (a suite or case can also say `defaulting: false`). `coverage` adds what the cases
     evaluated of each policy (Report.coverage); `strict` fails the cases that passed vacuously.
+    `crds` are CRD documents in force for every suite (`policyeditor test --crd`), handed to the
+    workers as documents.
     """
     if isinstance(paths, str | os.PathLike):
         paths = [paths]  # one path given on its own, not a string to iterate
@@ -132,6 +135,7 @@ def run(
                 version=version,
                 defaulting=defaulting,
                 coverage=coverage,
+                crds=crds,
             )
         )
     else:
@@ -142,6 +146,7 @@ def run(
                 version=version,
                 defaulting=defaulting,
                 coverage=coverage,
+                crds=crds,
             )
             for unit in units
         )

@@ -6,6 +6,7 @@ from typing import Any
 
 import yaml
 
+from policyeditor.engine import schemas
 from policyeditor.engine.admission.mutating.patch.applyconfig import ApplyError, apply_configuration
 from policyeditor.engine.admission.mutating.patch.jsonpatch import (
     JSONPatchError,
@@ -57,6 +58,8 @@ def crd_schema(resources: list[dict[str, Any]], obj: Any) -> dict[str, Any] | No
         return None
     group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
     kind = obj.get("kind")
+    if schemas.is_custom_kind(group, version, str(kind or "")):
+        return schemas.schema_for(group, version, str(kind or ""))  # the CRDs in force
     for crd in resources:
         if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":
             continue

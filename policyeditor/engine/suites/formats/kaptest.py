@@ -18,6 +18,7 @@ from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.objects import name_of, namespace_of
 from policyeditor.engine.suites.files import (
     display,
+    load_crd_files,
     load_documents,
     split_documents,
 )
@@ -97,6 +98,8 @@ def load_kaptest(path: Path, *, default_version: str | None = None) -> list[Test
         raise SuiteError(suite, "; ".join(problems))
     documents, other = split_documents(policy_docs)
     resources = other + resource_docs
+    # kaptest's `crds:` lists CRD files; their schemas type, prune and validate custom resources.
+    crds = load_crd_files(suite, base, spec.get("crds"))
     cases: list[TestCase] = []
     for key, family in _SUITE_KEYS.items():
         for index, entry in enumerate(spec.get(key) or []):
@@ -104,6 +107,8 @@ def load_kaptest(path: Path, *, default_version: str | None = None) -> list[Test
             cases.extend(
                 _suite_cases(suite, where, family, entry, documents, resources, default_version)
             )
+    for case in cases:
+        case.crds = crds
     return cases
 
 

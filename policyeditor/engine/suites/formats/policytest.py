@@ -1,6 +1,7 @@
 """Our own suite format, `*.policytest.yaml` (documented in docs/policytest.md), into TestCases.
 
-Besides the documented fields a suite may list `resources:` (files of param objects, namespaces and
+Besides the documented fields a suite may list `crds:` (files of CustomResourceDefinitions whose
+schemas type, prune and validate custom resources, see docs/custom-resources.md), `resources:` (files of param objects, namespaces and
 other cluster objects that paramRef and selectors resolve against), and each `*File` variant
 (`objectFile`, `oldObjectFile`, `paramsFile`, `namespaceObjectFile`, `expect.objectFile`) reads
 that part from a file relative to the suite. Unknown fields are errors, as strict decoding does.
@@ -16,6 +17,7 @@ from policyeditor.engine.admission.authorizer import parse_entries
 from policyeditor.engine.objects import BINDING_KINDS, name_of
 from policyeditor.engine.suites.files import (
     display,
+    load_crd_files,
     load_documents,
     load_object,
     policy_names,
@@ -40,6 +42,7 @@ _TOP_FIELDS = {
     "metadata",
     "policies",
     "resources",
+    "crds",
     "kubernetesVersion",
     "defaulting",
     "cases",
@@ -102,6 +105,7 @@ def load_policytest(path: Path, *, default_version: str | None = None) -> list[T
         )
     extra_docs, extra_resources = _load_files(suite, base, spec, "resources")
     resources += extra_docs + extra_resources
+    crds = load_crd_files(suite, base, spec.get("crds"))
     version = _version(suite, "kubernetesVersion", spec.get("kubernetesVersion"), default_version)
     try:
         defaulting = _flag(spec.get("defaulting"), "defaulting", True)
@@ -113,6 +117,7 @@ def load_policytest(path: Path, *, default_version: str | None = None) -> list[T
     result, seen = [], set()
     for index, raw in enumerate(cases):
         case = _case(suite, base, index, raw, documents, resources, version, defaulting)
+        case.crds = crds
         if case.name in seen and case.error is None:
             case.error = f"cases[{index}].name: Duplicate value: {case.name!r}"
         seen.add(case.name)

@@ -331,7 +331,9 @@ def apply_configuration(
     builtin = schema is None
     if schema is None:
         group, _, ver = str(live.get("apiVersion") or "").rpartition("/")
-        schema = schemas.schema_for(group, ver, str(live.get("kind") or ""), k8s_version)
+        kind = str(live.get("kind") or "")
+        builtin = not schemas.is_custom_kind(group, ver, kind, k8s_version)
+        schema = schemas.schema_for(group, ver, kind, k8s_version)
     patch = copy.deepcopy(patch)
     # The API server converts the Object value with the GVK of the object being mutated.
     patch.pop("apiVersion", None)

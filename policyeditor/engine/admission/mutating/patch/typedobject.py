@@ -137,7 +137,10 @@ def strict_decode(obj: Any, *, k8s_version: str = DEFAULT_VERSION) -> Any:
             f"json: cannot unmarshal {type_name(obj, 'unmarshal')} into Go value of type object"
         )
     group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
-    schema = schemas.schema_for(group, version, str(obj.get("kind") or ""), k8s_version)
+    kind = str(obj.get("kind") or "")
+    if schemas.is_custom_kind(group, version, kind, k8s_version):
+        return obj  # custom resources stay unstructured: the CRD handler decodes them later
+    schema = schemas.schema_for(group, version, kind, k8s_version)
     if schema is None:
         return obj
     unknown: list[str] = []

@@ -1,0 +1,1 @@
+"""A team's schema library: imported CustomResourceDefinitions, each import kept as a version."""
