@@ -201,6 +201,7 @@ ENGINE_LAYERS = {
     "validation": {"cel", "schemas", "defaulting"},
     "admission": {"cel", "schemas", "defaulting"},
     "suites": {"admission", "validation", "cel", "schemas", "defaulting"},
+    "impact": {"admission", "cel", "schemas", "defaulting"},
 }
 
 
