@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from policyeditor import __version__
+from policyeditor import __version__, cli_impact
 from policyeditor.cli_output import cel_result_to_dict, dump, format_evaluation
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.objects import name_of
@@ -105,6 +105,14 @@ def build_parser() -> argparse.ArgumentParser:
     _version_option(test, help_text="Kubernetes version for suites that do not name one")
     _output_option(test, ("text", "json"))
 
+    impact = sub.add_parser(
+        "impact", help="evaluate every object of a cluster dump, compared with a baseline"
+    )
+    cli_impact.add_arguments(impact)
+    _defaulting_option(impact)
+    _version_option(impact)
+    _output_option(impact, ("text", "json"))
+
     cel = sub.add_parser("cel", help="compile and evaluate one CEL expression")
     cel.add_argument("expression", metavar="EXPR", help="a CEL expression, as in a validation")
     cel.add_argument("--object", metavar="F")
@@ -160,9 +168,13 @@ def main(
             args = parser.parse_args(argv)
     except SystemExit as stop:
         return int(stop.code or 0) if isinstance(stop.code, int) else EXIT_USAGE
-    handler = {"validate": cmd_validate, "eval": cmd_eval, "test": cmd_test, "cel": cmd_cel}[
-        args.command
-    ]
+    handler = {
+        "validate": cmd_validate,
+        "eval": cmd_eval,
+        "test": cmd_test,
+        "cel": cmd_cel,
+        "impact": cli_impact.cmd_impact,
+    }[args.command]
     try:
         return handler(args, out, err)
     except InputError as error:
