@@ -53,6 +53,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "csp",
     "axes",
+    "django_tasks",
+    "django_tasks_db",
     "policyeditor.core",
     "policyeditor.teams",
     "policyeditor.editor",
@@ -197,6 +199,10 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = DEBUG
 
 # The API server's own request limit (3 MiB); a larger body gets a clear 413, never a 500.
+# Background work (impact runs) on Django's Tasks API, queued in the database: no broker to run,
+# the same on SQLite and PostgreSQL; `manage.py db_worker` processes take the tasks (docs/architecture.md).
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
 DATA_UPLOAD_MAX_MEMORY_SIZE = 3 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 3 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 5000

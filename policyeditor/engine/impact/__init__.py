@@ -9,17 +9,20 @@ from policyeditor.engine.impact.dump import (
     open_dump,
 )
 from policyeditor.engine.impact.evaluate import (
+    BATCH,
     OPERATIONS,
     RESULTS,
     Job,
     evaluate_batch,
     evaluate_object,
     evaluate_stream,
+    failed_row,
     identity,
 )
 from policyeditor.engine.impact.report import Summary, changed, denied_newly
 
 __all__ = [
+    "BATCH",
     "MAX_DUMP_BYTES",
     "MAX_OBJECTS",
     "OPERATIONS",
@@ -32,6 +35,7 @@ __all__ = [
     "evaluate_batch",
     "evaluate_object",
     "evaluate_stream",
+    "failed_row",
     "identity",
     "iter_objects",
     "namespaces_of",
