@@ -202,6 +202,8 @@ WHITENOISE_USE_FINDERS = DEBUG
 # Background work (impact runs) on Django's Tasks API, queued in the database: no broker to run,
 # the same on SQLite and PostgreSQL; `manage.py db_worker` processes take the tasks (docs/architecture.md).
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Uploaded dumps and their chunk files (default DATA_DIR/impact); every worker must see the folder.
+POLICYEDITOR_IMPACT_DIR = os.environ.get("POLICYEDITOR_IMPACT_DIR") or None
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = 3 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 3 * 1024 * 1024
