@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.urls import reverse
@@ -262,3 +263,14 @@ def test_an_upload_past_the_old_3_mib_cap_is_accepted_and_one_past_the_limit_ref
         CONTENT_LENGTH=str(3 * 2**30),
     )
     assert too_big.status_code == 413
+
+
+def test_deleting_a_run_removes_its_dump_and_chunk_files(draft, alice):
+    run = impact_runs.start_run(
+        alice, draft, workflow.latest_revision(draft), kubectl_list([deployment("a", 1)])
+    )
+    run = finished(run)
+    dump_path, chunks = Path(run.dump.path), impact_tasks.chunk_dir(run.pk)
+    assert chunks.exists() and dump_path.exists()
+    run.delete()
+    assert not chunks.exists() and not dump_path.exists()
