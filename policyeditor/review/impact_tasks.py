@@ -220,7 +220,7 @@ def run_chunk(chunk_id: int) -> None:
         ImpactResult.objects.filter(
             run_id=run.pk, position__gte=chunk.start, position__lt=chunk.start + chunk.count
         ).delete()
-        ImpactResult.objects.bulk_create(results, batch_size=1000)
+        ImpactResult.objects.bulk_create(results, batch_size=250)
         done = ImpactChunk.objects.filter(pk=chunk_id).exclude(state=ImpactChunk.State.DONE)
         if done.update(state=ImpactChunk.State.DONE):
             ImpactRun.objects.filter(pk=run.pk).update(position=F("position") + len(results))
