@@ -16,6 +16,8 @@ from policyeditor.review.models import Action, ImpactRun
 from policyeditor.review.permissions import can_view
 from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_revision
 
+__all__ = ["cancel_run", "filter_results", "requeue_stale", "start_run", "summarize"]
+
 DEFAULT_RUNS_PER_USER = 2
 ACTIVE = (ImpactRun.State.QUEUED, ImpactRun.State.READING, ImpactRun.State.RUNNING)
 
@@ -85,9 +87,6 @@ def cancel_run(user: Any, run: ImpactRun) -> ImpactRun:
     )
     run.refresh_from_db()
     return run
-
-
-__all__ = ["cancel_run", "filter_results", "requeue_stale", "start_run", "summarize"]
 
 
 def requeue_stale(run: ImpactRun) -> int:

@@ -78,6 +78,7 @@ def _read(run: ImpactRun, chunks: list[ImpactChunk]) -> dict[str, Any]:
                 if position % CHUNK == 0:
                     if out is not None:
                         out.close()
+                        _renew_read_lease(run.pk)
                     index = position // CHUNK
                     out = open(folder / f"{index}.jsonl", "w", encoding="utf-8")  # noqa: SIM115
                     chunks.append(ImpactChunk(run=run, index=index, start=position, count=0))
@@ -95,11 +96,22 @@ def _read(run: ImpactRun, chunks: list[ImpactChunk]) -> dict[str, Any]:
     return {"namespaces": namespaces, "missing": sorted(used - set(namespaces)), "total": position}
 
 
+def _renew_read_lease(run_id: int) -> None:
+    lease = timezone.now() + timedelta(seconds=lease_seconds())
+    ImpactRun.objects.filter(pk=run_id, state=ImpactRun.State.READING).update(read_lease=lease)
+
+
 @task()
 def prepare_run(run_id: int) -> None:
     """Read the run's dump into chunk files and queue one task per chunk."""
-    claimed = ImpactRun.objects.filter(pk=run_id, state=ImpactRun.State.QUEUED).update(
-        state=ImpactRun.State.READING
+    now = timezone.now()
+    claimed = (
+        ImpactRun.objects.filter(pk=run_id)
+        .filter(
+            Q(state=ImpactRun.State.QUEUED)
+            | Q(state=ImpactRun.State.READING, read_lease__lt=now)  # its reader died
+        )
+        .update(state=ImpactRun.State.READING, read_lease=now + timedelta(seconds=lease_seconds()))
     )
     if not claimed:
         return
@@ -239,12 +251,21 @@ def _finish_if_done(run_id: int) -> None:
 
 
 def requeue_stale(run_id: int) -> int:
-    """Queue a new task for each chunk of a running run whose lease ran out (its worker died)."""
+    """Queue a new task for each chunk of a running run whose lease ran out (its worker died).
+
+    A run whose reader died while reading the dump is read again by a new task.
+    """
+    now = timezone.now()
+    if ImpactRun.objects.filter(
+        pk=run_id, state=ImpactRun.State.READING, read_lease__lt=now
+    ).exists():
+        prepare_run.enqueue(run_id)
+        return 1
     stale = ImpactChunk.objects.filter(
         run_id=run_id,
         run__state=ImpactRun.State.RUNNING,
         state=ImpactChunk.State.RUNNING,
-        lease_until__lt=timezone.now(),
+        lease_until__lt=now,
     ).values_list("pk", flat=True)
     count = 0
     for chunk_id in stale:

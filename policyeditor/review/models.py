@@ -290,6 +290,8 @@ class ImpactRun(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
     state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    # While the dump is read: until when the reading worker holds the run (it renews the lease).
+    read_lease = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
     dump = models.FileField(storage=impact_storage, upload_to="dumps/", blank=True)
     namespaces_dump = models.FileField(storage=impact_storage, upload_to="dumps/", blank=True)

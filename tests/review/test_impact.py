@@ -274,3 +274,19 @@ def test_deleting_a_run_removes_its_dump_and_chunk_files(draft, alice):
     assert chunks.exists() and dump_path.exists()
     run.delete()
     assert not chunks.exists() and not dump_path.exists()
+
+
+def test_a_run_whose_reader_died_is_read_again_once_its_lease_runs_out(draft, alice):
+    run = impact_runs.start_run(
+        alice, draft, workflow.latest_revision(draft), kubectl_list([deployment("a", 1)])
+    )
+    # A worker took the run and died while reading the dump.
+    soon = timezone.now() + timedelta(minutes=5)
+    ImpactRun.objects.filter(pk=run.pk).update(state="reading", read_lease=soon)
+    run = finished(run)  # the queued prepare task finds the run taken and does nothing
+    assert run.state == "reading"
+    assert impact_runs.requeue_stale(run) == 0
+    ImpactRun.objects.filter(pk=run.pk).update(read_lease=timezone.now() - timedelta(seconds=1))
+    assert impact_runs.requeue_stale(run) == 1
+    run = finished(run)
+    assert run.state == "done" and run.position == 1

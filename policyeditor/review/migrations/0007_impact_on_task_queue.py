@@ -161,6 +161,11 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name="impactrun",
+            name="read_lease",
+            field=models.DateTimeField(blank=True, null=True),
+        ),
+        migrations.AddField(
+            model_name="impactrun",
             name="summary",
             field=models.JSONField(blank=True, default=dict),
         ),
