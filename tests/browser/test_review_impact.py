@@ -78,3 +78,23 @@ def test_a_run_started_then_left_is_finished_by_a_worker_and_shows_counts_when_r
     later.get_by_role("link", name="Try it").first.click()
     later.wait_for_load_state("networkidle")
     assert "name: web-7" in later.locator("#try-object").input_value()
+
+
+def test_an_open_run_page_polls_its_state_and_shows_the_counts_when_the_run_ends(alice_page, alice):
+    draft = create_draft(alice, [policy(5)], name="limits")
+    tab = alice_page
+    tab.goto(f"/reviews/drafts/{draft.pk}/r/1/impact/")
+    tab.get_by_label("Objects (paste)").fill(_deployments(16))
+    tab.get_by_role("button", name="Analyse").click()
+    progress = tab.get_by_test_id("impact-progress")
+    progress.wait_for()
+    polls = []
+    tab.on("response", lambda r: "poll=1" in r.url and polls.append(r.status))
+    tab.wait_for_timeout(2500)
+    assert polls and set(polls) == {200}  # the run's state, not the work
+    work()
+    tab.get_by_test_id("impact-counts").wait_for(timeout=15_000)
+    assert 204 in polls  # the poll that saw the run done asked htmx to reload the page
+    cells = tab.get_by_test_id("impact-counts").locator("tbody tr").first.locator("td")
+    assert cells.all_inner_texts()[:2] == ["12", "4"]
+    assert tab.console_errors == []
