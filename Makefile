@@ -23,7 +23,7 @@ install: $(STAMP)
 run: $(STAMP)
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	DEBUG=1 $(BIN)/python manage.py seed_demo
-	# A task worker (impact runs) beside the web server; stopped with it.
+	@# A task worker (impact runs) beside the web server; stopped with it.
 	DEBUG=1 $(BIN)/python manage.py db_worker & worker=$$!; \
 	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	  DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
@@ -60,7 +60,7 @@ bench: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput
-	# TASK_WORKERS task workers (impact runs) beside gunicorn; more can run on other machines (PostgreSQL).
+	@# TASK_WORKERS task workers (impact runs) beside gunicorn; more can run on other machines (PostgreSQL).
 	pids=""; for i in $$(seq $${TASK_WORKERS:-2}); do $(BIN)/python manage.py db_worker & pids="$$pids $$!"; done; \
 	  trap 'kill $$pids 2>/dev/null' EXIT INT TERM; \
 	  $(BIN)/gunicorn policyeditor.wsgi --bind $(HOST):$(PORT) --workers $${WORKERS:-4} --timeout 30
