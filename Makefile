@@ -23,7 +23,10 @@ install: $(STAMP)
 run: $(STAMP)
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	DEBUG=1 $(BIN)/python manage.py seed_demo
-	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
+	@# A task worker (impact runs) beside the web server; stopped with it.
+	DEBUG=1 $(BIN)/python manage.py db_worker & worker=$$!; \
+	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+	  DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # Debian's chromium for the browser tests; never a browser downloaded by a test tool.
 browser:
@@ -57,7 +60,10 @@ bench: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput
-	$(BIN)/gunicorn policyeditor.wsgi --bind $(HOST):$(PORT) --workers $${WORKERS:-4} --timeout 30
+	@# TASK_WORKERS task workers (impact runs) beside gunicorn; more can run on other machines (PostgreSQL).
+	pids=""; for i in $$(seq $${TASK_WORKERS:-2}); do $(BIN)/python manage.py db_worker & pids="$$pids $$!"; done; \
+	  trap 'kill $$pids 2>/dev/null' EXIT INT TERM; \
+	  $(BIN)/gunicorn policyeditor.wsgi --bind $(HOST):$(PORT) --workers $${WORKERS:-4} --timeout 30
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache

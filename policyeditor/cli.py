@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from policyeditor import __version__, cli_lint
+from policyeditor import __version__, cli_impact, cli_lint
 from policyeditor.cli_crds import add_crd_option, cel_crd_notes, crd_documents, crds_in_force
 from policyeditor.cli_output import cel_result_to_dict, dump, format_evaluation
 from policyeditor.engine.errors import InputError
@@ -122,6 +122,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_lint.add_parsers(sub, _version_option)
 
+    impact = sub.add_parser(
+        "impact", help="evaluate every object of a cluster dump, compared with a baseline"
+    )
+    cli_impact.add_arguments(impact)
+    _defaulting_option(impact)
+    _version_option(impact)
+    _output_option(impact, ("text", "json"))
+
     cel = sub.add_parser("cel", help="compile and evaluate one CEL expression")
     cel.add_argument("expression", metavar="EXPR", help="a CEL expression, as in a validation")
     cel.add_argument("--object", metavar="F")
@@ -185,6 +193,7 @@ def main(
         "cel": cmd_cel,
         "lint": cmd_lint,
         "export-static": cmd_export_static,
+        "impact": cli_impact.cmd_impact,
     }[args.command]
     try:
         with crds_in_force(args):

@@ -53,6 +53,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "csp",
     "axes",
+    "django_tasks",
+    "django_tasks_db",
     "policyeditor.core",
     "policyeditor.teams",
     "policyeditor.schemalib",
@@ -198,6 +200,12 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = DEBUG
 
 # The API server's own request limit (3 MiB); a larger body gets a clear 413, never a 500.
+# Background work (impact runs) on Django's Tasks API, queued in the database: no broker to run,
+# the same on SQLite and PostgreSQL; `manage.py db_worker` processes take the tasks (docs/architecture.md).
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Uploaded dumps and their chunk files (default DATA_DIR/impact); every worker must see the folder.
+POLICYEDITOR_IMPACT_DIR = os.environ.get("POLICYEDITOR_IMPACT_DIR") or None
+
 DATA_UPLOAD_MAX_MEMORY_SIZE = 3 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 3 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 5000

@@ -202,6 +202,7 @@ ENGINE_LAYERS = {
     "admission": {"cel", "schemas", "defaulting"},
     "lint": {"cel", "schemas"},
     "suites": {"admission", "validation", "cel", "schemas", "defaulting"},
+    "impact": {"admission", "cel", "schemas", "defaulting"},
 }
 
 

@@ -7,6 +7,13 @@ from drf_spectacular.views import SpectacularAPIView
 from policyeditor.api import views_docs, views_tokens
 from policyeditor.api.views_drafts import DraftDetailView, DraftListView
 from policyeditor.api.views_engine import CelView, EvaluateView, ValidateView
+from policyeditor.api.views_impact import (
+    ImpactRunCancelView,
+    ImpactRunDetailView,
+    ImpactRunReportView,
+    ImpactRunRowsView,
+    ImpactRunStartView,
+)
 from policyeditor.api.views_lint import LintView, StaticManifestsView
 from policyeditor.api.views_review import (
     CommentListView,
@@ -58,6 +65,19 @@ urlpatterns = [
         name="test_case_detail",
     ),
     # The schema is public, like the docs: tools fetch it before they hold a token.
+    path("v1/drafts/<int:pk>/impact-runs", ImpactRunStartView.as_view(), name="impact_run_start"),
+    path("v1/impact-runs/<int:run_id>", ImpactRunDetailView.as_view(), name="impact_run"),
+    path(
+        "v1/impact-runs/<int:run_id>/cancel",
+        ImpactRunCancelView.as_view(),
+        name="impact_run_cancel",
+    ),
+    path("v1/impact-runs/<int:run_id>/rows", ImpactRunRowsView.as_view(), name="impact_run_rows"),
+    path(
+        "v1/impact-runs/<int:run_id>/report",
+        ImpactRunReportView.as_view(),
+        name="impact_run_report",
+    ),
     path("schema/", login_not_required(SpectacularAPIView.as_view()), name="schema"),
     path("docs/", views_docs.api_docs, name="docs"),
     path("settings/tokens/", views_tokens.token_list, name="tokens"),

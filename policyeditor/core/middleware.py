@@ -47,9 +47,21 @@ def _is_api_view(view_func: Callable) -> bool:
     return isinstance(view_class, type) and issubclass(view_class, APIView)
 
 
-def too_large_response(request: HttpRequest, size: int | None = None) -> HttpResponse:
+def allow_large_body(limit: int) -> Callable[[Callable], Callable]:
+    """Let one view take bodies up to `limit` bytes (file uploads Django streams to disk)."""
+
+    def mark(view_func: Callable) -> Callable:
+        view_func.body_limit = limit  # type: ignore[attr-defined]
+        return view_func
+
+    return mark
+
+
+def too_large_response(
+    request: HttpRequest, size: int | None = None, limit: int | None = None
+) -> HttpResponse:
     """A 413 page (or, for htmx, the message alone) saying how large a body may be."""
-    limit = body_limit()
+    limit = limit or body_limit()
     context = {
         "limit_mib": limit / (1024 * 1024),
         "limit": limit,
@@ -77,9 +89,10 @@ class BodySizeLimitMiddleware:
     ) -> HttpResponse | None:
         """Answer 413 from the declared length; the view (and CSRF) never read the body."""
         size = declared_length(request)
-        if size is None or size <= body_limit() or _is_api_view(view_func):
+        limit = getattr(view_func, "body_limit", None) or body_limit()
+        if size is None or size <= limit or _is_api_view(view_func):
             return None
-        return too_large_response(request, size)
+        return too_large_response(request, size, limit)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         """A view that read a too-large body anyway (no Content-Length to check) gets the 413 too."""

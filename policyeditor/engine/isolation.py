@@ -261,3 +261,8 @@ def start_isolated(
 
 def _isolation_on() -> bool:
     return os.environ.get("POLICYEDITOR_ISOLATION", "on").lower() not in {"off", "0", "false"}
+
+
+def isolation_enabled() -> bool:
+    """Whether calls go to worker processes (POLICYEDITOR_ISOLATION is not off)."""
+    return _isolation_on()

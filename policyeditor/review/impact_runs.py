@@ -1,94 +1,94 @@
-"""Starting and advancing impact runs (stored between chunks so progress can be shown)."""
+"""Starting, cancelling and reading impact runs; the work itself runs on the task queue (impact_tasks)."""
 
 from __future__ import annotations
 
-from django.db import transaction
+from typing import IO, Any
 
-from policyeditor.editor.crds import draft_layer
+from django.conf import settings
+from django.core.files import File
+from django.core.files.base import ContentFile
+from django.utils import timezone
+
 from policyeditor.editor.models import Draft, Revision
-from policyeditor.review import audit, impact
+from policyeditor.review import audit, impact_tasks
+from policyeditor.review.impact_queries import filter_results, summarize
 from policyeditor.review.models import Action, ImpactRun
 from policyeditor.review.permissions import can_view
 from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_revision
 
-CHUNK = 1000  # objects per step: about a second of work with a baseline
+__all__ = ["cancel_run", "filter_results", "requeue_stale", "start_run", "summarize"]
+
+DEFAULT_RUNS_PER_USER = 2
+ACTIVE = (ImpactRun.State.QUEUED, ImpactRun.State.READING, ImpactRun.State.RUNNING)
+
+
+def runs_per_user() -> int:
+    """How many runs one user may have going at once (POLICYEDITOR_IMPACT_RUNS_PER_USER)."""
+    return int(getattr(settings, "POLICYEDITOR_IMPACT_RUNS_PER_USER", DEFAULT_RUNS_PER_USER))
+
+
+def _as_file(data: IO[bytes] | bytes | str, name: str) -> File:
+    if isinstance(data, str):
+        data = data.encode()
+    if isinstance(data, bytes):
+        return ContentFile(data, name=name)
+    return File(data, name=name)
 
 
 def start_run(
-    user,
+    user: Any,
     draft: Draft,
     revision: Revision,
-    dump: str | bytes,
-    namespaces: str | bytes = "",
+    dump: IO[bytes] | bytes | str,
+    namespaces: IO[bytes] | bytes | str | None = None,
     *,
     defaulting: bool = True,
 ) -> ImpactRun:
-    """Load the dump (and optional namespace dump) and store a run that compares with the approved revision."""
+    """Store the dump (once, as given) and queue the run; it compares with the approved revision."""
     if not can_view(user, draft) or revision.draft_id != draft.pk:
         raise NotAllowed("You cannot analyse this draft.")
-    try:
-        objects = impact.load_dump(dump)
-        extra = impact.load_dump(namespaces) if namespaces else []
-    except impact.DumpError as error:
-        raise WorkflowError(f"Cannot read the dump: {error}") from None
-    if not objects:
-        raise WorkflowError("The dump holds no objects.")
-    found = impact.namespaces_of(objects + extra)
+    limit = runs_per_user()
+    if limit and ImpactRun.objects.filter(created_by=user, state__in=ACTIVE).count() >= limit:
+        raise WorkflowError(
+            f"You already have {limit} impact run{'s' if limit != 1 else ''} going, the most one "
+            "user may have at once. Wait for one to finish or cancel it."
+        )
     baseline = approved_revision(draft)
     if baseline is not None and baseline.pk == revision.pk:
         baseline = None
-    run = ImpactRun.objects.create(
+    run = ImpactRun(
         draft=draft,
         revision=revision,
         baseline=baseline,
         created_by=user,
-        pending=objects,
-        namespaces=found,
-        total=len(objects),
         defaulting=defaulting,
     )
+    run.dump.save("dump", _as_file(dump, "dump"), save=False)
+    if namespaces:
+        run.namespaces_dump.save("namespaces", _as_file(namespaces, "namespaces"), save=False)
+    run.save()
     audit.record(
         Action.IMPACT_ANALYSED,
         actor=user,
         draft=draft,
         revision_number=revision.number,
-        detail={"objects": len(objects), "namespaces": len(found)},
+        detail={"run": run.pk, "bytes": run.dump.size},
     )
+    impact_tasks.prepare_run.enqueue(run.pk)
     return run
 
 
-def step(run: ImpactRun, *, chunk: int = CHUNK) -> ImpactRun:
-    """Evaluate the next chunk of objects; a finished run is returned as it is."""
-    with transaction.atomic():
-        run = ImpactRun.objects.select_for_update().get(pk=run.pk)
-        if run.done:
-            return run
-        objects = run.pending[:chunk]
-        baseline = run.baseline
-        # The draft's CRDs (its pin or its team's schema library) type, prune and validate the
-        # custom resources of the dump, as they do in Try it.
-        with draft_layer(run.draft):
-            rows = impact.evaluate_chunk(
-                run.revision.documents,
-                baseline.documents if baseline is not None else None,
-                objects,
-                run.namespaces,
-                version=run.revision.kubernetes_version,
-                baseline_version=baseline.kubernetes_version if baseline is not None else None,
-                defaulting=run.defaulting,
-            )
-        run.rows = run.rows + rows
-        run.pending = run.pending[chunk:]
-        run.position += len(objects)
-        run.done = not run.pending
-        if run.done:
-            run.namespaces = {}
-        run.save(update_fields=["rows", "pending", "position", "done", "namespaces"])
+def cancel_run(user: Any, run: ImpactRun) -> ImpactRun:
+    """Stop a run: chunk tasks not started do nothing, running ones stop after their batch."""
+    if not can_view(user, run.draft):
+        raise NotAllowed("You cannot cancel this run.")
+    ImpactRun.objects.filter(pk=run.pk, state__in=ACTIVE).update(
+        state=ImpactRun.State.CANCELLED, finished=timezone.now()
+    )
+    run.refresh_from_db()
     return run
 
 
-def run_to_end(run: ImpactRun) -> ImpactRun:
-    """Evaluate every remaining chunk (the API and tests do not need progress)."""
-    while not run.done:
-        run = step(run)
-    return run
+def requeue_stale(run: ImpactRun) -> int:
+    """Give chunks whose worker stopped renewing its lease to new tasks (see impact_tasks)."""
+    return impact_tasks.requeue_stale(run.pk)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import secrets
+from pathlib import Path
 
 from django.conf import settings
+from django.core.files.storage import FileSystemStorage
 from django.db import models
 from django.urls import reverse
 
@@ -256,8 +259,38 @@ class SavedTestCase(models.Model):
         return self.name
 
 
+class ImpactStorage(FileSystemStorage):
+    """Uploaded dumps and their chunk files: POLICYEDITOR_IMPACT_DIR, else DATA_DIR/impact (not media)."""
+
+    @property
+    def base_location(self) -> str:
+        folder = getattr(settings, "POLICYEDITOR_IMPACT_DIR", None)
+        return str(folder or Path(settings.DATA_DIR) / "impact")
+
+    @property
+    def location(self) -> str:
+        return os.path.abspath(self.base_location)
+
+
+def impact_storage() -> ImpactStorage:
+    """The storage of impact dumps (read from the settings at each use)."""
+    return ImpactStorage()
+
+
 class ImpactRun(models.Model):
-    """One impact analysis: a dump of cluster objects run through a revision (and the approved one)."""
+    """One impact analysis: a dump of cluster objects run through a revision (and the approved one).
+
+    The dump is stored once, as uploaded; a task reads it into chunk files, chunk tasks evaluate
+    them on the task queue (review/impact_tasks.py) and write one ImpactResult per object.
+    """
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        READING = "reading", "Reading the dump"
+        RUNNING = "running", "Evaluating"
+        DONE = "done", "Finished"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
 
     draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="impact_runs")
     revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="+")
@@ -268,19 +301,27 @@ class ImpactRun(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     created = models.DateTimeField(auto_now_add=True)
-    # The dumped objects wait here between chunks; they are dropped once the run is done.
-    pending = models.JSONField(default=list, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    # While the dump is read: until when the reading worker holds the run (it renews the lease).
+    read_lease = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    dump = models.FileField(storage=impact_storage, upload_to="dumps/", blank=True)
+    namespaces_dump = models.FileField(storage=impact_storage, upload_to="dumps/", blank=True)
+    # Namespace objects by name, read from both dumps before evaluation starts.
     namespaces = models.JSONField(default=dict, blank=True)
+    # Namespaces the objects are in but neither dump holds (their selectors see no labels).
+    missing_namespaces = models.JSONField(default=list, blank=True)
     total = models.PositiveIntegerField(default=0)
     position = models.PositiveIntegerField(default=0)
-    rows = models.JSONField(default=list, blank=True)
-    done = models.BooleanField(default=False)
+    summary = models.JSONField(default=dict, blank=True)
     # The API server's defaulting of each object before admission (a dump taken from a cluster
     # is already defaulted; hand-written objects are not).
     defaulting = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["-created", "-pk"]
+        indexes = [models.Index(fields=["created_by", "state"])]
 
     def __str__(self) -> str:
         return f"impact of {self.revision} on {self.total} objects"
@@ -289,6 +330,73 @@ class ImpactRun(models.Model):
         return reverse("review:impact_run", args=[self.draft_id, self.pk])
 
     @property
+    def done(self) -> bool:
+        """Whether the run has stopped (finished, failed or cancelled)."""
+        return self.state in (self.State.DONE, self.State.FAILED, self.State.CANCELLED)
+
+    @property
     def percent(self) -> int:
         """How far the run is, 0-100."""
         return 100 if not self.total else int(100 * self.position / self.total)
+
+
+class ImpactChunk(models.Model):
+    """A slice of a run's objects, evaluated by one task; a lease says who works on it until when."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+
+    run = models.ForeignKey(ImpactRun, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    start = models.PositiveIntegerField()  # position of the chunk's first object in the dump
+    count = models.PositiveIntegerField()
+    state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
+    # A worker renews the lease while it evaluates; past it, the chunk is given to another task.
+    lease_until = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="impact_chunk_unique")]
+        indexes = [models.Index(fields=["run", "state"])]
+
+    def __str__(self) -> str:
+        return f"chunk {self.index} of run {self.run_id}"
+
+
+class ImpactResult(models.Model):
+    """What the revision (and the baseline) does to one object on CREATE and UPDATE."""
+
+    run = models.ForeignKey(ImpactRun, on_delete=models.CASCADE, related_name="results")
+    position = models.PositiveIntegerField()  # the object's place in the dump
+    api_version = models.CharField(max_length=253, blank=True)
+    kind = models.CharField(max_length=253, blank=True)
+    namespace = models.CharField(max_length=253, blank=True)
+    name = models.CharField(max_length=253, blank=True)
+    create_result = models.CharField(max_length=5)
+    update_result = models.CharField(max_length=5)
+    create_before = models.CharField(max_length=5, blank=True)
+    update_before = models.CharField(max_length=5, blank=True)
+    create_mutated = models.BooleanField(default=False)
+    update_mutated = models.BooleanField(default=False)
+    annotations = models.PositiveIntegerField(default=0)
+    changed = models.BooleanField(default=False)
+    create_message = models.TextField(blank=True)
+    update_message = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "position"], name="impact_result_unique")
+        ]
+        indexes = [
+            models.Index(fields=["run", "create_result"]),
+            models.Index(fields=["run", "update_result"]),
+            models.Index(fields=["run", "namespace"]),
+            models.Index(fields=["run", "kind"]),
+            models.Index(fields=["run", "changed"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}"

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from django.db.models.signals import post_save, pre_delete
+import shutil
+
+from django.db.models.signals import post_delete, post_save, pre_delete
 from django.dispatch import receiver
 
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.review import audit, workflow
-from policyeditor.review.models import Action
+from policyeditor.review.impact_tasks import chunk_dir
+from policyeditor.review.models import Action, ImpactRun
 from policyeditor.teams import signals as team_signals
 
 
@@ -63,3 +66,12 @@ def rules_changed(sender, *, actor, team, **kwargs) -> None:
         team=team,
         detail={"required_approvals": team.required_approvals},
     )
+
+
+@receiver(post_delete, sender=ImpactRun, dispatch_uid="review_impact_run_deleted")
+def impact_run_deleted(sender, instance: ImpactRun, **kwargs) -> None:
+    """A deleted run (or its draft) leaves no dump or chunk files behind."""
+    for field in (instance.dump, instance.namespaces_dump):
+        if field:
+            field.delete(save=False)
+    shutil.rmtree(chunk_dir(instance.pk), ignore_errors=True)

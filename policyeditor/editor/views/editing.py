@@ -133,6 +133,9 @@ def _live_context(draft: Draft, parsed: ParsedForm, version: str, static: bool =
     }
 
 
+TRY_OBJECT_SESSION_KEY = "editor-try-object"
+
+
 def _page_context(draft: Draft, documents: list[dict], version: str) -> dict:
     with draft_layer(draft):
         return _page_values(draft, documents, version)
@@ -168,6 +171,10 @@ def draft_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The editor page for one draft."""
     draft = get_draft_for(request.user, pk)
     context = _page_context(draft, draft.documents, draft.kubernetes_version)
+    # An object another page chose for Try it (an impact run's row): shown once, then forgotten.
+    chosen = request.session.pop(f"{TRY_OBJECT_SESSION_KEY}:{draft.pk}", None)
+    if isinstance(chosen, dict):
+        context["sample_object"] = dump_documents([chosen])
     context["can_edit"] = can_edit(request.user, draft)
     if context["can_edit"]:
         kept = autosaves.pending(draft, request.user)

@@ -1,4 +1,4 @@
-"""Impact analysis pages: upload a dump, watch progress, filter the per-object table."""
+"""Impact analysis pages: upload a dump, watch the queued run's progress, filter its rows in SQL."""
 
 from __future__ import annotations
 
@@ -6,44 +6,56 @@ from urllib.parse import quote
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
 from policyeditor.core.htmx import HtmxHttpRequest
+from policyeditor.core.middleware import allow_large_body
 from policyeditor.editor.access import get_draft_for
-from policyeditor.review import impact, impact_runs
+from policyeditor.editor.views.editing import TRY_OBJECT_SESSION_KEY
+from policyeditor.engine import impact
+from policyeditor.review import impact_runs
+from policyeditor.review.impact_report import report_lines
+from policyeditor.review.impact_tasks import CHUNK, chunk_objects
 from policyeditor.review.models import ImpactRun
 from policyeditor.review.views.common import draft_and_revision, forbidden
 from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_revision
 
+# The whole multipart body: the dump and the namespaces, a little over the dump's own limit.
+MAX_BODY = impact.MAX_DUMP_BYTES + 16 * 1024 * 1024
 
-def _upload_text(request: HtmxHttpRequest, file_field: str, text_field: str) -> bytes | str:
+
+def _upload(request: HtmxHttpRequest, file_field: str, text_field: str) -> object:
     upload = request.FILES.get(file_field)
     if upload is not None:
         if (upload.size or 0) > impact.MAX_DUMP_BYTES:
-            raise WorkflowError("The uploaded dump is too large.")
-        return upload.read()
+            raise WorkflowError(
+                f"The uploaded dump is larger than {impact.MAX_DUMP_BYTES // 2**20} MiB."
+            )
+        return upload  # Django streamed it to a temporary file: it is copied, never held in memory
     return request.POST.get(text_field, "")
 
 
+@allow_large_body(MAX_BODY)
 @require_http_methods(["GET", "POST"])
 def impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     """The form to upload or paste a dump of objects (and namespaces) for revision `number`."""
     draft, revision = draft_and_revision(request.user, pk, number)
     if request.method == "POST":
         try:
-            dump = _upload_text(request, "dump_file", "dump")
-            namespaces = _upload_text(request, "namespaces_file", "namespaces")
+            dump = _upload(request, "dump_file", "dump")
+            namespaces = _upload(request, "namespaces_file", "namespaces")
             if not dump:
                 raise WorkflowError("Paste or upload a dump of objects.")
             run = impact_runs.start_run(
                 request.user,
                 draft,
                 revision,
-                dump,
-                namespaces,
+                dump,  # type: ignore[arg-type]
+                namespaces or None,  # type: ignore[arg-type]
                 defaulting=request.POST.get("no_defaulting") != "on",
             )
         except NotAllowed as error:
@@ -56,6 +68,7 @@ def impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
         "draft": draft,
         "revision": revision,
         "approved": approved_revision(draft),
+        "limit_mib": impact.MAX_DUMP_BYTES // 2**20,
         "runs": ImpactRun.objects.filter(draft=draft).select_related("revision", "baseline")[:10],
     }
     return render(request, "review/impact_new.html", context)
@@ -64,29 +77,37 @@ def impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
 def _run_for(request: HtmxHttpRequest, pk: int, run_id: int) -> ImpactRun:
     draft = get_draft_for(request.user, pk)
     return get_object_or_404(
-        ImpactRun.objects.select_related("revision", "baseline", "draft").defer("pending"),
+        ImpactRun.objects.select_related("revision", "baseline", "draft").defer("namespaces"),
         draft=draft,
         pk=run_id,
     )
 
 
 def impact_run(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
-    """Progress while the run goes on, then counts and the filterable table."""
+    """Progress while the run is queued or going on (htmx polls it), then counts and the table."""
     run = _run_for(request, pk, run_id)
+    if not run.done:
+        impact_runs.requeue_stale(run)
+    if request.htmx and request.GET.get("poll"):
+        if run.done:
+            response = HttpResponseClientRefresh()
+            response.status_code = 204  # nothing to swap: htmx reloads the page to show the rows
+            return response
+        return render(request, "review/impact_run.html#progress", {"run": run, "draft": run.draft})
     context: dict = {"run": run, "draft": run.draft}
-    if run.done:
-        result = request.GET.get("result", "")
-        operation = request.GET.get("operation", "")
-        only_changed = request.GET.get("changed") == "1"
-        text = request.GET.get("q", "")
-        rows = impact.filter_rows(
-            run.rows, result=result, operation=operation, only_changed=only_changed, text=text
+    if run.state == ImpactRun.State.DONE:
+        result, operation = request.GET.get("result", ""), request.GET.get("operation", "")
+        only_changed, text = request.GET.get("changed") == "1", request.GET.get("q", "")
+        filters = {"result": result, "operation": operation, "changed": only_changed, "q": text}
+        rows = impact_runs.filter_results(
+            run, result=result, operation=operation, only_changed=only_changed, text=text
         )
+        page = Paginator(rows, 100).get_page(request.GET.get("page"))
         context.update(
-            summary=impact.summarize(run.rows),
-            page=Paginator(rows, 100).get_page(request.GET.get("page")),
-            matching=len(rows),
-            filters={"result": result, "operation": operation, "changed": only_changed, "q": text},
+            summary=run.summary or impact_runs.summarize(run),
+            page=page,
+            matching=page.paginator.count,
+            filters=filters,
             # The filters for the pages' links, encoded as the template's urlencode filter does.
             pager_query=f"result={quote(result)}&operation={quote(operation)}&q={quote(text)}&"
             + ("changed=1&" if only_changed else ""),
@@ -97,14 +118,30 @@ def impact_run(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
 
 
 @require_POST
-def impact_step(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
-    """Evaluate the next chunk; htmx gets the progress bar back (or a refresh when done)."""
-    run = impact_runs.step(_run_for(request, pk, run_id))
-    if not request.htmx:
+def impact_cancel(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
+    """Stop a queued or running run."""
+    try:
+        run = impact_runs.cancel_run(request.user, _run_for(request, pk, run_id))
+    except NotAllowed as error:
+        return forbidden(request, str(error))
+    return redirect(run)
+
+
+def impact_try(request: HtmxHttpRequest, pk: int, run_id: int, position: int) -> HttpResponse:
+    """Open the editor's Try it with one object of the run's dump prefilled."""
+    run = _run_for(request, pk, run_id)
+    try:
+        obj = chunk_objects(run.pk, position // CHUNK)[position % CHUNK]
+    except (OSError, IndexError, ValueError):
+        messages.error(request, "The objects of this run are no longer kept.")
         return redirect(run)
-    if run.done:
-        response = HttpResponseClientRefresh()
-        # 204: nothing to swap, htmx reloads the page to show the finished run.
-        response.status_code = 204
-        return response
-    return render(request, "review/impact_run.html#progress", {"run": run, "draft": run.draft})
+    request.session[f"{TRY_OBJECT_SESSION_KEY}:{run.draft_id}"] = obj
+    return redirect(reverse("editor:draft_edit", args=[run.draft_id]) + "#try")
+
+
+def impact_report(request: HtmxHttpRequest, pk: int, run_id: int) -> StreamingHttpResponse:
+    """Every row of a finished run as JSON lines, streamed from the database."""
+    run = _run_for(request, pk, run_id)
+    response = StreamingHttpResponse(report_lines(run), content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="impact-{run.pk}.jsonl"'
+    return response

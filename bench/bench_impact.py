@@ -1,0 +1,266 @@
+"""Impact analysis at cluster scale: 5,000 and 50,000 objects through the CLI and the queued web path.
+
+Prints objects/s, the ratio of the per-object time between the sizes (linear: about 1), peak
+resident memory per process, each task worker's rate against the engine's single-evaluation rate,
+and how fast another page answers while a worker runs a policy that loops on some objects.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import Goal
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZES = (5_000, 50_000)
+WORKERS = 2
+POLICY = {
+    "apiVersion": "admissionregistration.k8s.io/v1",
+    "kind": "ValidatingAdmissionPolicy",
+    "metadata": {"name": "replica-limit.example.com"},
+    "spec": {
+        "failurePolicy": "Fail",
+        "matchConstraints": {
+            "resourceRules": [
+                {
+                    "apiGroups": ["apps"],
+                    "apiVersions": ["v1"],
+                    "operations": ["CREATE", "UPDATE"],
+                    "resources": ["deployments"],
+                }
+            ]
+        },
+        "validations": [
+            {"expression": "object.spec.replicas <= 5", "message": "at most 5 replicas"},
+            {"expression": "object.metadata.name.size() < 64", "message": "short names"},
+        ],
+    },
+}
+BINDING = {
+    "apiVersion": "admissionregistration.k8s.io/v1",
+    "kind": "ValidatingAdmissionPolicyBinding",
+    "metadata": {"name": "replica-limit-binding"},
+    "spec": {"policyName": "replica-limit.example.com", "validationActions": ["Deny"]},
+}
+
+
+def deployment(i: int) -> dict:
+    """A Deployment as `kubectl get -o json` prints it, managedFields included."""
+    name = f"slow-{i}" if i < 0 else f"web-{i}"
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": name,
+            "namespace": f"team-{i % 40}",
+            "labels": {"app": name},
+            "managedFields": [{"manager": "kubectl", "operation": "Apply", "fieldsV1": {}}],
+        },
+        "spec": {
+            "replicas": abs(i) % 8,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]},
+            },
+        },
+    }
+
+
+def write_dump(path: Path, count: int, extra: list[dict] | None = None) -> None:
+    """A gzipped `kubectl get deploy -A -o json` of `count` Deployments, written as a stream."""
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        out.write('{"apiVersion": "v1", "kind": "List", "items": [')
+        items = (extra or []) + [deployment(i) for i in range(count)]
+        for index, item in enumerate(items):
+            out.write(("," if index else "") + json.dumps(item, indent=4))
+        out.write("]}")
+
+
+def engine_rate() -> float:
+    """Objects per second of the engine evaluating in this process (no isolation, no database)."""
+    sys.path.insert(0, str(ROOT))
+    from policyeditor.engine.impact import Job, evaluate_batch
+
+    job = Job([POLICY, BINDING], "1.34")
+    objects = [deployment(i) for i in range(2000)]
+    evaluate_batch(job, objects[:100])
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        evaluate_batch(job, objects)
+        best = min(best, time.perf_counter() - start)
+    return len(objects) / best
+
+
+def peak_child_mib() -> float:
+    """The largest resident set of any finished child process so far, in MiB."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def cli(folder: Path, dump: Path) -> float:
+    """Seconds for `policyeditor impact` over the dump with WORKERS jobs."""
+    policy = folder / "policy.json"
+    policy.write_text("\n---\n".join(json.dumps(d) for d in (POLICY, BINDING)))
+    start = time.perf_counter()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "policyeditor",
+            "impact",
+            str(policy),
+            "--dump",
+            str(dump),
+            "-j",
+            str(WORKERS),
+            "-o",
+            "json",
+            "--no-fail-on-new-denials",
+            "--k8s-version",
+            "1.34",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    )
+    seconds = time.perf_counter() - start
+    assert json.loads(done.stdout)["objects"] > 0
+    return seconds
+
+
+def web_run(
+    dump: Path, documents: list[dict], workers: int = WORKERS, *, measure_pages: bool = False
+):
+    """Seconds for a queued run of the dump with `workers` db_worker processes; page latencies."""
+    import django_env
+
+    django_env.setup()
+    from django.core.files import File
+
+    from policyeditor.editor.services import create_draft
+    from policyeditor.review import impact_runs
+    from policyeditor.review.models import ImpactRun
+
+    client, user = django_env.client_for("bench-impact")
+    draft = create_draft(user, documents, name=f"impact-{time.time_ns()}")
+    revision = draft.revisions.get(number=1)
+    ImpactRun.objects.filter(created_by=user).update(state=ImpactRun.State.DONE)
+    start = time.perf_counter()
+    with open(dump, "rb") as handle:
+        run = impact_runs.start_run(user, draft, revision, File(handle, name="dump.json.gz"))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "manage.py", "db_worker", "--batch", "--no-startup-delay"],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(workers)
+    ]
+    latencies = []
+    try:
+        while any(p.poll() is None for p in procs):
+            if measure_pages:
+                t0 = time.perf_counter()
+                response = client.get("/reviews/")
+                latencies.append(time.perf_counter() - t0)
+                assert response.status_code == 200
+            time.sleep(0.1)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+    seconds = time.perf_counter() - start
+    run.refresh_from_db()
+    assert run.state == "done", (run.state, run.error)
+    return seconds, run, latencies
+
+
+def run() -> list[Goal]:
+    """Measure and print; the goals of issue 18."""
+    goals: list[Goal] = []
+    rate = 0.0
+    with tempfile.TemporaryDirectory(prefix="bench-impact-") as tmp:
+        folder = Path(tmp)
+        cli_rates, web_rates = {}, {}
+        for size in SIZES:
+            dump = folder / f"dump-{size}.json.gz"
+            write_dump(dump, size)
+            seconds = cli(folder, dump)
+            cli_rates[size] = size / seconds
+            print(
+                f"CLI -j {WORKERS}, {size} objects: {seconds:.1f}s, {size / seconds:.0f} objects/s, peak RSS so far {peak_child_mib():.0f} MiB"
+            )
+            # Measured right before each web run: the machine is shared, its speed drifts.
+            rate = engine_rate()
+            print(f"engine, one process, no isolation: {rate:.0f} objects/s")
+            seconds, run_row, _ = web_run(dump, [POLICY, BINDING])
+            web_rates[size] = size / seconds
+            print(
+                f"web, {WORKERS} db_workers, {size} objects: {seconds:.1f}s, {size / seconds:.0f} objects/s, peak RSS so far {peak_child_mib():.0f} MiB"
+            )
+        small, large = SIZES
+        goals.append(
+            Goal(
+                "CLI per-object time, 50k / 5k (linear)", cli_rates[small] / cli_rates[large], 1.25
+            )
+        )
+        goals.append(
+            Goal(
+                "web per-object time, 50k / 5k (linear)", web_rates[small] / web_rates[large], 1.25
+            )
+        )
+        goals.append(Goal("web: 50,000 objects with 2 workers", large / web_rates[large], 60, "s"))
+        goals.append(
+            Goal(
+                "each worker's rate / engine rate",
+                web_rates[large] / WORKERS / rate,
+                0.8,
+                "x",
+                lower_is_better=False,
+            )
+        )
+        goals.append(Goal("peak RSS of any process", peak_child_mib(), 600, " MiB"))
+        # A policy that loops on two objects: they run into the deadline while pages are served.
+        looping = json.loads(json.dumps(POLICY))
+        runaway = (
+            "['a']"
+            + ".map(x, '%s%s%s%s%s%s%s%s'.format([x, x, x, x, x, x, x, x]))" * 10
+            + ".size() > 0"
+        )
+        looping["spec"]["validations"][0]["expression"] = (
+            f"object.metadata.name.startsWith('slow') ? ({runaway}) : object.spec.replicas <= 5"
+        )
+        dump = folder / "looping.json.gz"
+        write_dump(dump, 500, [deployment(-1), deployment(-2)])
+        seconds, run_row, latencies = web_run(
+            dump, [looping, BINDING], workers=1, measure_pages=True
+        )
+        errors = run_row.results.filter(create_result="error").count()
+        p95 = (
+            statistics.quantiles(latencies, n=20)[-1] * 1000
+            if len(latencies) >= 20
+            else max(latencies) * 1000
+        )
+        print(
+            f"looping policy, 502 objects: {seconds:.1f}s, {errors} errors; another page: median {statistics.median(latencies) * 1000:.0f} ms, p95 {p95:.0f} ms over {len(latencies)} loads"
+        )
+        goals.append(Goal("page load while a looping run goes on (p95)", p95, 200, " ms"))
+    return goals
+
+
+if __name__ == "__main__":
+    for goal in run():
+        print(goal.line())

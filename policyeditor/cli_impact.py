@@ -1,0 +1,181 @@
+"""`policyeditor impact`: what policies would do to every object of a cluster dump, for CI.
+
+Counts per operation and result, the objects whose outcome changes against a baseline (other
+policy files; none means "no policy", which allows everything), and exit status 1 when the policies
+deny an object the baseline let through (`--no-fail-on-new-denials` turns that off).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+from policyeditor.engine.errors import InputError
+
+EXIT_OK, EXIT_FAILED = 0, 1
+LISTED = 10_000  # changed objects listed in a report; the counts always cover every object
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `impact` (the version, defaulting and output options come from cli.py)."""
+    parser.add_argument("files", nargs="+", metavar="POLICY", help="policies, bindings, params")
+    parser.add_argument(
+        "--dump",
+        required=True,
+        metavar="FILE",
+        help="objects: kubectl get ... -A -o yaml|json, multi-document YAML, gzip",
+    )
+    parser.add_argument(
+        "--namespaces", metavar="FILE", help="Namespace objects (kubectl get ns -o yaml)"
+    )
+    parser.add_argument(
+        "--baseline",
+        nargs="+",
+        default=None,
+        metavar="POLICY",
+        help="the policies to compare with (default: none, which allows every object)",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="evaluate in N isolated worker processes (default: one per CPU)",
+    )
+    parser.add_argument(
+        "--no-fail-on-new-denials",
+        dest="fail_on_new_denials",
+        action="store_false",
+        help="exit 0 even when an object the baseline allowed is denied",
+    )
+
+
+def _objects(path: str) -> Iterator[dict[str, Any]]:
+    from policyeditor.engine import impact
+
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed when the generator ends
+    except OSError as error:
+        raise InputError(f"{path}: {error.strerror or error}") from None
+    with handle:
+        yield from impact.iter_objects(impact.open_dump(handle))
+
+
+def _namespaces(paths: list[str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """Namespace objects of the files (a first pass over the dump), and the namespaces it uses."""
+    from policyeditor.engine import impact
+
+    found: dict[str, dict[str, Any]] = {}
+    used: set[str] = set()
+    for path in paths:
+        for obj in _objects(path):
+            found.update(impact.namespaces_of([obj]))
+            namespace = impact.identity(obj)["namespace"]
+            if namespace:
+                used.add(namespace)
+    return found, used
+
+
+def _load_policies(paths: list[str]) -> list[dict[str, Any]]:
+    from policyeditor.engine import manifests
+
+    documents: list[dict[str, Any]] = []
+    for path in paths:
+        documents += manifests.load_file(path)
+    return documents
+
+
+def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Evaluate every object of the dump; print the report; 1 on new denials."""
+    from policyeditor.engine import impact, versions
+    from policyeditor.engine.isolation import WorkerPool
+
+    try:
+        version = versions.normalize_version(args.k8s_version)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+    if args.jobs < 1:
+        raise InputError(f"-j: expected 1 or more, got {args.jobs}")
+    documents = _load_policies(args.files)
+    baseline = _load_policies(args.baseline) if args.baseline else None
+    namespaces, used = _namespaces([args.dump] + ([args.namespaces] if args.namespaces else []))
+    job = impact.Job(documents, version, baseline, None, args.defaulting, namespaces)
+    summary = impact.Summary()
+    listed: list[dict[str, Any]] = []
+    new_denials = 0
+    pool = WorkerPool(size=args.jobs)
+    try:
+        for row in impact.evaluate_stream(job, _objects(args.dump), pool=pool, parallel=args.jobs):
+            summary.add(row)
+            denied = _denied_newly(row, baseline is not None)
+            new_denials += denied
+            if (denied or impact.changed(row)) and len(listed) < LISTED:
+                listed.append(row)
+    finally:
+        pool.close()
+    missing = sorted(used - set(namespaces))
+    report = {
+        "objects": summary.total,
+        "version": version,
+        "counts": summary.to_dict(),
+        "changed": summary.changed,
+        "newDenials": new_denials,
+        "namespacesMissing": missing,
+        "listed": listed,
+    }
+    if args.output == "json":
+        json.dump(report, out, indent=2)
+        out.write("\n")
+    else:
+        out.write(to_text(report, baseline is not None))
+    return EXIT_FAILED if new_denials and args.fail_on_new_denials else EXIT_OK
+
+
+def _denied_newly(row: dict[str, Any], has_baseline: bool) -> bool:
+    from policyeditor.engine import impact
+
+    if has_baseline:
+        return impact.denied_newly(row)
+    return any(row[op]["result"] == "deny" for op in impact.OPERATIONS)
+
+
+def to_text(report: dict[str, Any], has_baseline: bool) -> str:
+    """The human report: a count table, then one line per changed or newly denied object."""
+    from policyeditor.engine import impact
+
+    counts = report["counts"]
+    columns = (*impact.RESULTS, "mutated", "annotations")
+    lines = [f"{report['objects']} objects evaluated (Kubernetes {report['version']})", ""]
+    lines.append("operation  " + "  ".join(f"{c:>11}" for c in columns))
+    for op in impact.OPERATIONS:
+        lines.append(f"{op:<9}  " + "  ".join(f"{counts[op][c]:>11}" for c in columns))
+    if report["namespacesMissing"]:
+        names = ", ".join(report["namespacesMissing"][:10])
+        more = len(report["namespacesMissing"]) - 10
+        lines += [
+            "",
+            f"warning: {len(report['namespacesMissing'])} namespaces used by objects are not in "
+            f"the input ({names}{f', and {more} more' if more > 0 else ''}): namespaceSelectors "
+            "see them without labels (pass --namespaces)",
+        ]
+    what = "changed against the baseline" if has_baseline else "denied"
+    lines += ["", f"{report['newDenials']} newly denied; objects {what}:"]
+    for row in report["listed"]:
+        where = f"{row['namespace']}/{row['name']}" if row["namespace"] else row["name"]
+        parts = []
+        for op in impact.OPERATIONS:
+            before = row.get(f"{op}_before", {}).get("result", "allow")
+            if before != row[op]["result"]:
+                parts.append(f"{op} {before} -> {row[op]['result']}")
+        message = row["CREATE"]["message"] or row["UPDATE"]["message"]
+        lines.append(
+            f"  {row['kind']} {where}: {', '.join(parts)}" + (f": {message}" if message else "")
+        )
+    hidden = (report["changed"] if has_baseline else report["newDenials"]) - len(report["listed"])
+    if hidden > 0:
+        lines.append(f"  ... and {hidden} more")
+    return "\n".join(lines) + "\n"

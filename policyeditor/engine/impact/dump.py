@@ -1,0 +1,287 @@
+"""Read a cluster dump as a stream of objects, in bounded memory, whatever its size.
+
+A dump is what `kubectl get ... -A -o yaml|json` prints (one `List` whose `items` are the objects),
+multi-document YAML, a JSON array or concatenated JSON values, optionally gzipped. The reader never
+holds more than one object at a time: YAML goes through PyYAML's event parser and JSON through
+ijson's, and a small builder turns the events of one object into a dict. A `List`'s items stream
+out one by one even though kubectl writes `items` before `kind`.
+
+YAML aliases are refused (kubectl never writes them; refusing them rules out alias bombs), timestamps
+stay strings (as Kubernetes reads them, sigs.k8s.io/yaml's YAMLToJSON), managedFields are dropped.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zlib
+from collections.abc import Iterator
+from typing import IO, Any
+
+import ijson
+import yaml
+
+from policyeditor.engine.errors import InputError
+from policyeditor.engine.manifests.jsontext import unstorable
+
+MAX_DUMP_BYTES = 1024 * 1024 * 1024  # counted after gzip: a small gzip bomb cannot get past it
+MAX_OBJECTS = 1_000_000
+MAX_OBJECT_NODES = 250_000  # etcd holds objects of at most 1.5 MiB; this is far past any of them
+MAX_DEPTH = 100
+MAX_LIST_NESTING = 10
+GZIP_MAGIC = b"\x1f\x8b"
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MAP, _SEQ = object(), object()
+
+
+class DumpError(InputError):
+    """A dump that cannot be read; the message says why."""
+
+
+# A base picked at import time (libyaml's loader when PyYAML has it): mypy takes only class names.
+class _Loader(_SafeLoader):  # type: ignore[misc, valid-type]
+    """The safe loader, but timestamps stay strings, as Kubernetes reads them (and JSON holds them)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+class _Limited(io.RawIOBase):
+    """A binary stream that refuses to give more than `limit` bytes (None: no limit)."""
+
+    def __init__(self, source: Any, limit: int | None) -> None:
+        self._source, self._limit, self.read_bytes = source, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._source.read(len(buffer))
+        self.read_bytes += len(data)
+        if self._limit is not None and self.read_bytes > self._limit:
+            raise DumpError(f"the dump is larger than {self._limit // (1024 * 1024)} MiB")
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def open_dump(raw: IO[bytes], *, limit: int = MAX_DUMP_BYTES) -> io.BufferedReader:
+    """The dump's bytes, gunzipped when they start with gzip's magic, refused past `limit`."""
+    buffered = io.BufferedReader(_Limited(raw, None), 1 << 16)
+    if buffered.peek(2)[:2] == GZIP_MAGIC:
+        return io.BufferedReader(_Limited(gzip.GzipFile(fileobj=buffered), limit), 1 << 16)
+    return io.BufferedReader(_Limited(buffered, limit), 1 << 16)
+
+
+def _yaml_scalar(loader: Any, event: yaml.ScalarEvent) -> Any:
+    if event.style and event.implicit[1]:  # quoted, untagged: a string
+        return event.value
+    tag = event.tag
+    if tag is None or tag == "!":
+        tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+    node = yaml.ScalarNode(tag, event.value, style=event.style)
+    constructor = loader.yaml_constructors.get(tag, loader.yaml_constructors[None])
+    return constructor(loader, node)
+
+
+def _yaml_events(stream: io.BufferedReader) -> Iterator[tuple[str, Any]]:
+    """ijson's basic events (start_map, map_key, scalar...) from PyYAML's parser."""
+    loader = _Loader(stream)
+    # Per open collection: True when the next node of a mapping is a key, False for its value,
+    # None in a sequence.
+    keys: list[bool | None] = []
+    try:
+        while True:
+            event = loader.get_event()
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                return
+            kind = type(event)
+            if kind is yaml.ScalarEvent:
+                if keys and keys[-1]:
+                    keys[-1] = False
+                    yield "map_key", event.value
+                    continue
+                if keys and keys[-1] is False:
+                    keys[-1] = True
+                yield "scalar", _yaml_scalar(loader, event)
+            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                if keys and keys[-1]:
+                    raise DumpError(f"a mapping key must be a string{_where(event)}")
+                if keys and keys[-1] is False:
+                    keys[-1] = True
+                mapping = kind is yaml.MappingStartEvent
+                keys.append(True if mapping else None)
+                yield ("start_map" if mapping else "start_array"), None
+            elif kind is yaml.MappingEndEvent:
+                keys.pop()
+                yield "end_map", None
+            elif kind is yaml.SequenceEndEvent:
+                keys.pop()
+                yield "end_array", None
+            elif kind is yaml.AliasEvent:
+                raise DumpError(f"YAML aliases (*name) are not allowed in a dump{_where(event)}")
+    except yaml.reader.ReaderError as error:
+        raise DumpError(f"the dump is not UTF-8 text: {error}") from None
+    except yaml.YAMLError as error:
+        raise DumpError(f"invalid YAML: {error}") from None
+    finally:
+        loader.dispose()
+
+
+def _where(event: Any) -> str:
+    mark = getattr(event, "start_mark", None)
+    return f" (line {mark.line + 1})" if mark is not None else ""
+
+
+def _json_events(stream: io.BufferedReader) -> Iterator[tuple[str, Any]]:
+    """ijson's basic events, scalars folded into one kind."""
+    try:
+        for event, value in ijson.basic_parse(stream, use_float=True, multiple_values=True):
+            if event in ("start_map", "end_map", "start_array", "end_array", "map_key"):
+                yield event, value
+            else:
+                yield "scalar", value
+    except ijson.JSONError as error:
+        raise DumpError(f"invalid JSON: {error}") from None
+    except UnicodeDecodeError as error:
+        raise DumpError(f"the dump is not UTF-8 text: {error}") from None
+
+
+def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> Any:
+    """One whole value from its first event on, without recursion, within the node limits."""
+    if event == "scalar":
+        return value
+    if event not in ("start_map", "start_array"):
+        raise DumpError("the dump ends in the middle of an object")
+    root: Any = {} if event == "start_map" else []
+    stack: list[Any] = [root]
+    pending_key: list[str | None] = [None]
+    nodes = 1
+    for event, value in events:
+        top = stack[-1]
+        if event == "map_key":
+            pending_key[-1] = value
+            continue
+        if event in ("end_map", "end_array"):
+            stack.pop()
+            pending_key.pop()
+            if not stack:
+                return root
+            continue
+        nodes += 1
+        if nodes > MAX_OBJECT_NODES:
+            raise DumpError(f"an object of the dump has more than {MAX_OBJECT_NODES} values")
+        child = value if event == "scalar" else {} if event == "start_map" else []
+        if isinstance(top, dict):
+            top[pending_key[-1]] = child
+        else:
+            top.append(child)
+        if event != "scalar":
+            if len(stack) >= MAX_DEPTH:
+                raise DumpError(f"an object of the dump is nested deeper than {MAX_DEPTH} levels")
+            stack.append(child)
+            pending_key.append(None)
+    raise DumpError("the dump ends in the middle of an object (is it truncated?)")
+
+
+def _accept(value: Any, count: list[int]) -> Iterator[dict[str, Any]]:
+    """The objects of one item: itself, or a nested List's items; checked and cleaned."""
+    stack = [iter([value])]
+    while stack:
+        item = next(stack[-1], _MAP)
+        if item is _MAP:
+            stack.pop()
+            continue
+        if item is None:
+            continue
+        if not isinstance(item, dict):
+            raise DumpError(f"expected Kubernetes objects, found {type(item).__name__}")
+        kind = item.get("kind")
+        if isinstance(kind, str) and kind.endswith("List") and isinstance(item.get("items"), list):
+            if len(stack) > MAX_LIST_NESTING:
+                raise DumpError("Lists nested too deeply")
+            stack.append(iter(item["items"]))
+            continue
+        if not isinstance(kind, str) or not isinstance(item.get("apiVersion"), str):
+            raise DumpError(f"object {count[0] + 1} of the dump has no apiVersion and kind")
+        metadata = item.get("metadata")
+        if isinstance(metadata, dict):
+            metadata.pop("managedFields", None)
+        # NaN and infinities (YAML .nan/.inf, JSON 1e400), bytes, lone surrogates: a run stores
+        # the objects as JSON, which cannot hold them.
+        problem = unstorable(item)
+        if problem:
+            raise DumpError(
+                f"object {count[0] + 1} of the dump holds a value JSON cannot store, at {problem}"
+            )
+        count[0] += 1
+        if count[0] > MAX_OBJECTS:
+            raise DumpError(f"the dump has more than {MAX_OBJECTS} objects")
+        yield item
+
+
+def _objects_of(events: Iterator[tuple[str, Any]]) -> Iterator[dict[str, Any]]:
+    count = [0]
+    for event, value in events:
+        if event == "start_map":
+            # A document: one object, or a List whose items stream out as they are read.
+            head: dict[str, Any] = {}
+            streamed = False
+            for event, value in events:
+                if event == "end_map":
+                    break
+                key = value
+                event, value = next(events, ("eof", None))
+                if key == "items" and event == "start_array":
+                    streamed = True
+                    for event, value in events:
+                        if event == "end_array":
+                            break
+                        yield from _accept(_build(event, value, events), count)
+                    else:
+                        raise DumpError("the dump ends in the middle of a List (is it truncated?)")
+                else:
+                    head[key] = _build(event, value, events)
+            else:
+                raise DumpError("the dump ends in the middle of an object (is it truncated?)")
+            kind = head.get("kind")
+            if streamed and not (isinstance(kind, str) and kind.endswith("List")):
+                raise DumpError(f"a document with items is not a List (kind {kind!r})")
+            if not streamed:
+                yield from _accept(head, count)
+        elif event == "start_array":
+            for event, value in events:
+                if event == "end_array":
+                    break
+                yield from _accept(_build(event, value, events), count)
+            else:
+                raise DumpError("the dump ends in the middle of a list (is it truncated?)")
+        elif value is not None:
+            raise DumpError(f"expected Kubernetes objects, found {type(value).__name__}")
+
+
+def iter_objects(stream: io.BufferedReader) -> Iterator[dict[str, Any]]:
+    """Every object of a dump, one at a time (stream as returned by open_dump)."""
+    try:
+        text = stream.peek(64)[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
+        events = _json_events(stream) if text[:1] in (b"{", b"[") else _yaml_events(stream)
+        yield from _objects_of(events)
+    except RecursionError:
+        raise DumpError("the dump is nested too deeply") from None
+    except (OSError, zlib.error) as error:  # gzip's own errors (a corrupt archive)
+        raise DumpError(f"cannot read the dump: {error}") from None
+    except EOFError:
+        raise DumpError("the gzip archive is truncated") from None
+
+
+def namespaces_of(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Namespace objects by name."""
+    found = {}
+    for obj in objects:
+        if obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1":
+            name = (obj.get("metadata") or {}).get("name")
+            if isinstance(name, str):
+                found[name] = obj
+    return found

@@ -1,0 +1,275 @@
+"""Each object of a dump through admission on CREATE and UPDATE, in batches, in isolated workers.
+
+A batch of objects goes to one worker of the isolation pool (engine/isolation.py) in one call, so
+the pipe and pickling cost is paid per batch, not per object. A batch that misses its deadline (some
+object makes a policy run away) is replayed object by object, each under the per-object deadline
+every other evaluation has: the runaway objects become `error` rows and the others their outcome.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from policyeditor.engine import admission, schemas
+from policyeditor.engine.isolation import DEFAULT_TIMEOUT, IsolationError, Pending, WorkerPool
+from policyeditor.engine.jsontypes import object_at
+
+OPERATIONS = ("CREATE", "UPDATE")
+RESULTS = ("allow", "deny", "warn", "audit", "skip", "error")
+BATCH = 100
+# A batch's deadline: one object's, plus this much per object (about 20 times an object's usual
+# cost with a baseline), so a batch whose objects are all legitimate never misses it.
+BATCH_SECONDS_PER_OBJECT = 0.05
+MESSAGE_CHARS = 500
+
+Row = dict[str, Any]
+
+
+@dataclass
+class Job:
+    """What every object of a run is evaluated against: the revision, and the baseline if any."""
+
+    documents: list[dict[str, Any]]
+    version: str
+    baseline: list[dict[str, Any]] | None = None
+    baseline_version: str | None = None
+    defaulting: bool = True
+    namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # CustomResourceDefinitions in force (the draft's schema library): they type, prune and
+    # validate the dump's custom resources, as they do in Try it.
+    crds: list[dict[str, Any]] = field(default_factory=list)
+
+    def for_objects(self, objects: list[dict[str, Any]]) -> Job:
+        """This job with only the namespaces these objects are in (what a batch sends)."""
+        names = {identity(obj)["namespace"] for obj in objects}
+        wanted = {name: self.namespaces[name] for name in names if name in self.namespaces}
+        return Job(
+            self.documents,
+            self.version,
+            self.baseline,
+            self.baseline_version,
+            self.defaulting,
+            wanted,
+            self.crds,
+        )
+
+
+def identity(obj: dict[str, Any]) -> dict[str, str]:
+    """Kind, namespace and name of an object ("" where it has none)."""
+    metadata = object_at(obj, "metadata")
+    namespace, name = metadata.get("namespace"), metadata.get("name")
+    kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    return {
+        "apiVersion": api_version if isinstance(api_version, str) else "",
+        "kind": kind if isinstance(kind, str) else "",
+        "namespace": namespace if isinstance(namespace, str) else "",
+        "name": name if isinstance(name, str) else "",
+    }
+
+
+def outcome(
+    result: str, message: str = "", mutated: bool = False, audit: int = 0
+) -> dict[str, Any]:
+    """One operation's outcome as stored and reported."""
+    return {
+        "result": result,
+        "message": message[:MESSAGE_CHARS],
+        "mutated": mutated,
+        "audit": audit,
+    }
+
+
+def evaluate_object(
+    documents: list[dict[str, Any]],
+    obj: dict[str, Any],
+    operation: str,
+    *,
+    version: str,
+    namespace: dict[str, Any] | None,
+    defaulting: bool = True,
+) -> dict[str, Any]:
+    """One object through admission; engine failures become an `error` outcome."""
+    try:
+        if operation == "CREATE":
+            request = admission.AdmissionRequest.build(object=obj, version=version)
+        else:
+            request = admission.AdmissionRequest.build(object=obj, old_object=obj, version=version)
+        result = admission.evaluate(
+            documents,
+            request,
+            version=version,
+            namespace_object=namespace,
+            defaulting=defaulting,
+        )
+    except Exception as error:  # noqa: BLE001 - one odd object must not stop the run
+        return outcome("error", f"{type(error).__name__}: {error}")
+    message = result.message or "; ".join(result.warnings)
+    # The patch runs from the object as admission saw it (defaulted) to the result, so the
+    # fields defaulting filled in do not count as a mutation.
+    mutated = result.object is not None and bool(result.patch)
+    return outcome(result.result, message, mutated, len(result.audit_annotations))
+
+
+def evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
+    """Rows for `objects`: identity, and per operation the outcome (and the baseline's).
+
+    Module-level and Django-free: this is what an isolated worker runs.
+    """
+    with crds_in_force(job.crds):
+        return _evaluate_batch(job, objects)
+
+
+# A worker evaluates many batches of one run: the checked CRDs are kept by the documents' digest,
+# since checking a large CRD costs more than a batch.
+_REGISTRIES: dict[str, schemas.CrdRegistry] = {}
+
+
+def crds_in_force(crds: list[dict[str, Any]]) -> contextlib.AbstractContextManager[None]:
+    """The CRD documents in force for this call (checked once per worker and content)."""
+    if not crds:
+        return contextlib.nullcontext()
+    digest = hashlib.sha256(json.dumps(crds, sort_keys=True).encode()).hexdigest()
+    registry = _REGISTRIES.get(digest)
+    if registry is None:
+        registry = schemas.load_crds(crds)
+        if len(_REGISTRIES) >= 4:
+            _REGISTRIES.pop(next(iter(_REGISTRIES)))
+        _REGISTRIES[digest] = registry
+    return schemas.using_crds(registry)
+
+
+def _evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
+    # An identical baseline gives identical outcomes: do not evaluate everything twice.
+    same = job.baseline == job.documents and (job.baseline_version or job.version) == job.version
+    rows = []
+    for obj in objects:
+        row: Row = identity(obj)
+        namespace = job.namespaces.get(row["namespace"]) if row["namespace"] else None
+        for operation in OPERATIONS:
+            row[operation] = evaluate_object(
+                job.documents,
+                obj,
+                operation,
+                version=job.version,
+                namespace=namespace,
+                defaulting=job.defaulting,
+            )
+            if job.baseline is not None and same:
+                row[f"{operation}_before"] = dict(row[operation])
+            elif job.baseline is not None:
+                row[f"{operation}_before"] = evaluate_object(
+                    job.baseline,
+                    obj,
+                    operation,
+                    version=job.baseline_version or job.version,
+                    namespace=namespace,
+                    defaulting=job.defaulting,
+                )
+        rows.append(row)
+    return rows
+
+
+def failed_row(obj: dict[str, Any], job: Job, message: str) -> Row:
+    """The row of an object whose evaluation was stopped: an error for every operation."""
+    row: Row = identity(obj)
+    for operation in OPERATIONS:
+        row[operation] = outcome("error", message)
+        if job.baseline is not None:
+            row[f"{operation}_before"] = outcome("error", message)
+    return row
+
+
+@dataclass
+class _Batch:
+    objects: list[dict[str, Any]]
+    pending: Pending | None
+
+
+def _batches(objects: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    batch: list[dict[str, Any]] = []
+    for obj in objects:
+        batch.append(obj)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def evaluate_stream(
+    job: Job,
+    objects: Iterable[dict[str, Any]],
+    *,
+    pool: WorkerPool | None,
+    parallel: int = 1,
+    batch: int = BATCH,
+    object_seconds: float = DEFAULT_TIMEOUT,
+    budget_seconds: float | None = None,
+) -> Iterator[Row]:
+    """Rows of every object, in order; `parallel` batches in flight in `pool` (None: in-process).
+
+    An object that runs past `object_seconds` becomes an `error` row; once `budget_seconds` have
+    passed, every remaining object does too (a chunk cannot hold its worker for ever).
+    """
+    start = time.monotonic()
+    in_flight: deque[_Batch] = deque()
+
+    def over_budget() -> bool:
+        return budget_seconds is not None and time.monotonic() - start > budget_seconds
+
+    def send(objs: list[dict[str, Any]]) -> _Batch:
+        if pool is None or over_budget():
+            return _Batch(objs, None)
+        deadline = object_seconds + BATCH_SECONDS_PER_OBJECT * len(objs)
+        try:
+            return _Batch(
+                objs, pool.submit(evaluate_batch, job.for_objects(objs), objs, timeout=deadline)
+            )
+        except IsolationError:
+            return _Batch(objs, None)  # replayed one by one when collected
+
+    def collect(item: _Batch) -> list[Row]:
+        if pool is None:
+            return evaluate_batch(job.for_objects(item.objects), item.objects)
+        if item.pending is not None:
+            try:
+                rows: list[Row] = item.pending.result()
+                return rows
+            except IsolationError:
+                pass  # some object ran away: find which, one by one
+        return [single(obj) for obj in item.objects]
+
+    def single(obj: dict[str, Any]) -> Row:
+        assert pool is not None
+        if over_budget():
+            return failed_row(
+                obj, job, f"the run's time budget of {budget_seconds:g}s per chunk ran out"
+            )
+        try:
+            rows: list[Row] = pool.call(
+                evaluate_batch, job.for_objects([obj]), [obj], timeout=object_seconds
+            )
+            return rows[0]
+        except IsolationError as error:
+            return failed_row(obj, job, error.message)
+
+    try:
+        for objs in _batches(objects, batch):
+            in_flight.append(send(objs))
+            if len(in_flight) >= max(1, parallel):
+                yield from collect(in_flight.popleft())
+        while in_flight:
+            yield from collect(in_flight.popleft())
+    finally:
+        # An abandoned stream still collects what it sent, so every worker goes back to the pool.
+        for item in in_flight:
+            if item.pending is not None:
+                with contextlib.suppress(Exception):  # the rows are unwanted anyway
+                    item.pending.result()

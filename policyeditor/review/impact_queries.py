@@ -1,0 +1,63 @@
+"""Reading an impact run's rows in SQL: counts, filters (the run may hold a million rows)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet, Sum
+
+from policyeditor.engine import impact
+from policyeditor.review.models import ImpactResult, ImpactRun
+
+
+def summarize(run: ImpactRun) -> dict[str, Any]:
+    """Counts per operation of each result, mutated objects and audit annotations, in SQL."""
+    results = run.results.all()
+    summary: dict[str, Any] = {}
+    for operation, prefix in (("CREATE", "create"), ("UPDATE", "update")):
+        counts = dict(
+            results.values_list(f"{prefix}_result")
+            .annotate(n=Count("pk"))
+            .values_list(f"{prefix}_result", "n")
+        )
+        summary[operation] = {result: counts.get(result, 0) for result in impact.RESULTS}
+        summary[operation]["mutated"] = results.filter(**{f"{prefix}_mutated": True}).count()
+    summary["annotations"] = results.aggregate(n=Sum("annotations"))["n"] or 0
+    summary["changed"] = results.filter(changed=True).count()
+    summary["total"] = results.count()
+    return summary
+
+
+def filter_results(
+    run: ImpactRun,
+    *,
+    result: str = "",
+    operation: str = "",
+    only_changed: bool = False,
+    text: str = "",
+    namespace: str = "",
+    kind: str = "",
+) -> QuerySet[ImpactResult]:
+    """The run's rows matching a result (in one or any operation), a change, a name, a kind..."""
+    rows = run.results.all()
+    prefixes = {"CREATE": ["create"], "UPDATE": ["update"]}.get(operation, ["create", "update"])
+    if result == "mutated":
+        condition = Q()
+        for prefix in prefixes:
+            condition |= Q(**{f"{prefix}_mutated": True})
+        rows = rows.filter(condition)
+    elif result in impact.RESULTS:
+        condition = Q()
+        for prefix in prefixes:
+            condition |= Q(**{f"{prefix}_result": result})
+        rows = rows.filter(condition)
+    if only_changed:
+        rows = rows.filter(changed=True)
+    if namespace:
+        rows = rows.filter(namespace=namespace)
+    if kind:
+        rows = rows.filter(kind=kind)
+    text = text.strip()
+    if text:
+        rows = rows.filter(Q(name__icontains=text) | Q(namespace__icontains=text))
+    return rows

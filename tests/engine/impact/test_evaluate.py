@@ -1,0 +1,110 @@
+"""Evaluating a stream of objects: outcomes, baselines, counts, and runaway objects in the pool."""
+
+from __future__ import annotations
+
+import pytest
+
+from policyeditor.engine.impact import Job, Summary, changed, denied_newly, evaluate_stream
+from policyeditor.engine.isolation import WorkerPool
+from tests.builders import replica_limit
+from tests.engine.impact.helpers import deployment, looping_policy
+
+
+def namespace(name: str, **labels: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
+
+
+def test_each_object_gets_create_and_update_outcomes_and_the_summary_counts_them():
+    objects = [deployment("small", 2), deployment("big", 9), namespace("default")]
+    rows = list(evaluate_stream(Job([replica_limit(5)], "1.34"), objects, pool=None))
+    by_name = {row["name"]: row for row in rows}
+    assert by_name["small"]["CREATE"]["result"] == "allow"
+    assert by_name["big"]["UPDATE"]["result"] == "deny"
+    assert "must be at most 5" in by_name["big"]["CREATE"]["message"]
+    assert by_name["default"]["CREATE"]["result"] == "skip"
+    summary = Summary()
+    for row in rows:
+        summary.add(row)
+    assert summary.to_dict()["CREATE"] == {
+        "allow": 1,
+        "deny": 1,
+        "warn": 0,
+        "audit": 0,
+        "skip": 1,
+        "error": 0,
+        "mutated": 0,
+        "annotations": 0,
+    }
+    assert summary.total == 3
+
+
+def test_outcomes_are_compared_with_the_baseline():
+    job = Job([replica_limit(3)], "1.34", baseline=[replica_limit(5)])
+    rows = list(
+        evaluate_stream(job, [deployment(f"d{i}", i) for i in range(7)], pool=None, batch=2)
+    )
+    assert [r["name"] for r in rows if changed(r)] == ["d4", "d5"]
+    assert [r["name"] for r in rows if denied_newly(r)] == ["d4", "d5"]
+
+
+def test_namespace_selectors_see_the_namespaces_given_to_the_job():
+    selective = replica_limit(5)
+    selective["spec"]["matchConstraints"]["namespaceSelector"] = {"matchLabels": {"env": "prod"}}
+    job = Job(
+        [selective],
+        "1.34",
+        namespaces={"prod": namespace("prod", env="prod"), "dev": namespace("dev")},
+    )
+    rows = list(
+        evaluate_stream(job, [deployment("p", 9, "prod"), deployment("d", 9, "dev")], pool=None)
+    )
+    assert {r["name"]: r["CREATE"]["result"] for r in rows} == {"p": "deny", "d": "skip"}
+
+
+@pytest.fixture
+def pool():
+    workers = WorkerPool(size=2, timeout=10.0)
+    yield workers
+    workers.close()
+
+
+def test_objects_that_make_a_policy_run_away_become_errors_and_the_others_get_their_outcome(pool):
+    objects = [
+        deployment("ok-1", 2),
+        deployment("slow-1", 2),
+        deployment("big", 9),
+        deployment("slow-2", 1),
+    ]
+    rows = list(
+        evaluate_stream(
+            Job([looping_policy(5)], "1.34"), objects, pool=pool, batch=4, object_seconds=0.5
+        )
+    )
+    results = {r["name"]: r["CREATE"]["result"] for r in rows}
+    assert results == {"ok-1": "allow", "slow-1": "error", "big": "deny", "slow-2": "error"}
+    assert "time limit" in rows[1]["CREATE"]["message"]
+
+
+def test_past_the_budget_every_remaining_object_is_an_error(pool):
+    objects = [deployment("slow-1", 2), deployment("ok", 2), deployment("ok-2", 2)]
+    rows = list(
+        evaluate_stream(
+            Job([looping_policy(5)], "1.34"),
+            objects,
+            pool=pool,
+            batch=1,
+            object_seconds=0.5,
+            budget_seconds=0.1,
+        )
+    )
+    assert [r["CREATE"]["result"] for r in rows] == ["error", "error", "error"]
+    assert "budget" in rows[-1]["CREATE"]["message"]
+
+
+def test_parallel_batches_keep_the_order_of_the_objects(pool):
+    objects = [deployment(f"d{i}", i % 8) for i in range(40)]
+    rows = list(
+        evaluate_stream(Job([replica_limit(5)], "1.34"), objects, pool=pool, parallel=2, batch=7)
+    )
+    assert [r["name"] for r in rows] == [f"d{i}" for i in range(40)]
+    assert sum(r["CREATE"]["result"] == "deny" for r in rows) == 10

@@ -1,0 +1,62 @@
+"""Impact runs made before the task queue: finished ones keep their rows, unfinished ones fail clearly."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+BEFORE = [("review", "0006_impactrun_defaulting")]
+
+
+def _migrate(targets) -> object:
+    executor = MigrationExecutor(connection)
+    executor.migrate(targets)
+    executor.loader.build_graph()
+    return executor.loader.project_state(targets).apps
+
+
+def _latest() -> list[tuple[str, str]]:
+    return MigrationExecutor(connection).loader.graph.leaf_nodes()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_finished_runs_become_result_rows_and_unfinished_ones_are_marked_failed():
+    # Review goes back to before the task queue; the other apps stay as they are.
+    others = [node for node in _latest() if node[0] != "review"]
+    old = _migrate(BEFORE + others)
+    user = old.get_model("auth", "User").objects.create(username="alice")
+    draft = old.get_model("editor", "Draft").objects.create(name="d", owner=user, documents=[])
+    revision = old.get_model("editor", "Revision").objects.create(
+        draft=draft, number=1, documents=[]
+    )
+    run_model = old.get_model("review", "ImpactRun")
+    row = {
+        "kind": "Deployment",
+        "namespace": "default",
+        "name": "big",
+        "CREATE": {"result": "deny", "message": "too many", "mutated": False},
+        "UPDATE": {"result": "deny", "message": "too many", "mutated": False},
+        "CREATE_before": {"result": "allow", "message": "", "mutated": False},
+    }
+    done = run_model.objects.create(
+        draft=draft, revision=revision, total=1, position=1, rows=[row], done=True
+    )
+    going = run_model.objects.create(
+        draft=draft, revision=revision, total=5, pending=[{}], done=False
+    )
+    try:
+        new = _migrate(_latest())
+        runs = new.get_model("review", "ImpactRun").objects
+        assert runs.get(pk=done.pk).state == "done"
+        failed = runs.get(pk=going.pk)
+        assert failed.state == "failed" and "start it again" in failed.error
+        result = new.get_model("review", "ImpactResult").objects.get(run_id=done.pk)
+        assert (result.name, result.create_result, result.create_before, result.changed) == (
+            "big",
+            "deny",
+            "allow",
+            True,
+        )
+    finally:
+        _migrate(_latest())

@@ -1,0 +1,65 @@
+"""`policyeditor impact`: counts, changes against a baseline, exit status, JSON report."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import yaml
+
+from policyeditor.cli import main
+from tests.builders import replica_limit
+from tests.engine.impact.helpers import deployment, kubectl_json
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def files(tmp_path, objects):
+    (tmp_path / "new.yaml").write_text(yaml.safe_dump(replica_limit(3)))
+    (tmp_path / "old.yaml").write_text(yaml.safe_dump(replica_limit(5)))
+    (tmp_path / "dump.json.gz").write_bytes(gzip.compress(kubectl_json(objects)))
+    return str(tmp_path / "new.yaml"), str(tmp_path / "old.yaml"), str(tmp_path / "dump.json.gz")
+
+
+def test_the_json_report_counts_every_object_and_lists_the_changed_ones(tmp_path):
+    new, old, dump = files(tmp_path, [deployment(f"d{i}", i) for i in range(7)])
+    code, out, _ = run("impact", new, "--dump", dump, "-j", "1", "-o", "json", "--baseline", old)
+    report = json.loads(out)
+    assert code == 1  # d4 and d5 were allowed by the baseline and are denied now
+    assert report["objects"] == 7
+    assert report["counts"]["CREATE"]["deny"] == 3
+    assert [row["name"] for row in report["listed"]] == ["d4", "d5"]
+    assert report["newDenials"] == 2
+    assert report["namespacesMissing"] == ["default"]
+
+
+def test_new_denials_can_be_let_through_and_an_unchanged_revision_exits_zero(tmp_path):
+    new, old, dump = files(tmp_path, [deployment(f"d{i}", i) for i in range(7)])
+    code, out, _ = run("impact", new, "--dump", dump, "--no-fail-on-new-denials", "--baseline", old)
+    assert code == 0
+    assert "Deployment default/d4: CREATE allow -> deny, UPDATE allow -> deny" in out
+    assert "warning: 1 namespaces used by objects are not in the input (default)" in out
+    code, _, _ = run("impact", old, "--dump", dump, "-j", "2", "--baseline", old)
+    assert code == 0
+
+
+def test_without_a_baseline_every_denial_is_new(tmp_path):
+    new, _, dump = files(tmp_path, [deployment("small", 1), deployment("big", 9)])
+    code, out, _ = run("impact", new, "--dump", dump, "-j", "1")
+    assert code == 1
+    assert "Deployment default/big: CREATE allow -> deny" in out
+
+
+def test_an_unreadable_dump_is_one_line_and_exit_two(tmp_path):
+    new, _, _ = files(tmp_path, [])
+    (tmp_path / "bad.yaml").write_text("a: &x [1]\nb: *x\n")
+    code, _, err = run("impact", new, "--dump", str(tmp_path / "bad.yaml"))
+    assert code == 2
+    assert err.startswith("policyeditor impact: error: YAML aliases (*name) are not allowed")
+    code, _, err = run("impact", new, "--dump", str(tmp_path / "missing.yaml"))
+    assert code == 2 and "No such file or directory" in err
