@@ -62,8 +62,9 @@ class Draft(models.Model):
     kubernetes_version = models.CharField(max_length=8, default=DEFAULT_VERSION)
     api_version = models.CharField(max_length=64, default="admissionregistration.k8s.io/v1")
     # Manifest-based admission control (KEP-5793): the draft is meant for a staticManifestsDir,
-    # so validation applies the static loader's rules and export offers the layout.
-    static_manifests = models.BooleanField(default=False)
+    # so validation applies the static loader's rules and export offers the layout. The database
+    # default lets rows written by code that predates the column (a rolling deploy) still insert.
+    static_manifests = models.BooleanField(default=False, db_default=False)
     # The policy, its bindings and param objects, exactly as kubectl would apply them.
     documents = OrderedJSONField(default=list, blank=True)
     owner = models.ForeignKey(

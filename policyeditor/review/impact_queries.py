@@ -57,7 +57,14 @@ def filter_results(
         rows = rows.filter(namespace=namespace)
     if kind:
         rows = rows.filter(kind=kind)
-    text = text.strip()
-    if text:
-        rows = rows.filter(Q(name__icontains=text) | Q(namespace__icontains=text))
+    # The table shows each object as "Kind namespace/name": every word of the search must be in
+    # one of those, and "namespace/name" matches both parts.
+    for word in text.split():
+        if "/" in word:
+            namespace_part, _, name_part = word.partition("/")
+            rows = rows.filter(namespace__icontains=namespace_part, name__icontains=name_part)
+        else:
+            rows = rows.filter(
+                Q(kind__icontains=word) | Q(namespace__icontains=word) | Q(name__icontains=word)
+            )
     return rows
