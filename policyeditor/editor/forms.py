@@ -106,4 +106,6 @@ class ImportForm(forms.Form):
                 "A draft holds one kind of policy: import VAP and MAP separately."
             )
         data["documents"] = documents
+        # Read above with every limit; kept as written (comments, order, styles) by the draft.
+        data["source"] = text.decode("utf-8-sig") if isinstance(text, bytes) else text
         return data

@@ -34,6 +34,8 @@ from policyeditor.editor.services import Conflict, DraftInputError, save_draft
 from policyeditor.engine import schemas
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.loading import dump_documents, load_documents, load_json_value
+from policyeditor.engine.manifests.roundtrip import update_source
+from policyeditor.engine.manifests.textpatch import same
 from policyeditor.engine.objects import name_of
 from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
 
@@ -101,7 +103,8 @@ def _live_context(draft: Draft, parsed: ParsedForm, version: str) -> dict:
     report = start_validation(parsed, version)
     try:
         # Rendered while a worker validates: the preview's YAML costs as much as the check.
-        yaml = dump_documents(parsed.documents) if parsed.documents else ""
+        # The stored YAML as written, changed only where the form changed it.
+        yaml = update_source(draft.source, parsed.documents)
     finally:
         validated = report()  # always collected: it gives the worker back to the pool
     return {
@@ -124,7 +127,7 @@ def _page_context(draft: Draft, documents: list[dict], version: str) -> dict:
         "resources": _resources(version),
         "sample_object": dump_documents([sample_object(documents, version)]),
         "sample_namespace": dump_documents([sample_namespace(documents)]),
-        "yaml": dump_documents(documents) if documents else "",
+        "yaml": update_source(draft.source, documents),
         "documents_json": json.dumps(documents),
         "gvk": "/".join(matched_gvk(documents, version)),
     }
@@ -138,6 +141,17 @@ def _export_urls(request: HtmxHttpRequest, draft: Draft) -> dict:
     except NoReverseMatch:
         raw, tokens = reverse("editor:draft_export", args=[draft.pk]) + "?raw=1", "#"
     return {"raw_url": request.build_absolute_uri(raw), "tokens_url": tokens}
+
+
+def edited_source(request: HtmxHttpRequest, documents: list[dict]) -> str | None:
+    """The YAML editor's text when it reads as the posted form (kept as written), else None."""
+    text = request.POST.get("yaml_source", "")
+    if not text.strip():
+        return None
+    try:
+        return text if same(load_documents(text, source="YAML"), documents) else None
+    except InputError:
+        return None
 
 
 def draft_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
@@ -267,8 +281,10 @@ def draft_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 author=request.user,
                 note=request.POST.get("note", ""),
                 kubernetes_version=version,
+                source=edited_source(request, parsed.documents),
             )
             context.update(draft=draft, saved=not draft.unchanged, unchanged=draft.unchanged)
+            context.update(_export_urls(request, draft), review=review_state(draft))
             autosaves.discard(draft, request.user)
         except Conflict as exc:
             context["conflict"] = exc
@@ -277,7 +293,9 @@ def draft_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     status = 409 if context["conflict"] and not request.htmx else 200
     if not request.htmx:
         if context.get("unchanged"):
-            messages.info(request, f"Nothing changed: revision {draft.revision} is kept as it is.")
+            messages.info(
+                request, f"No changes to save: revision {draft.revision} is kept as it is."
+            )
             return redirect(draft)
         if context["saved"]:
             return redirect(draft)

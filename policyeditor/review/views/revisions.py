@@ -127,7 +127,7 @@ def recent_revisions(
     rows = (
         draft.revisions.filter(Q(number__gt=cutoff) | Q(pk__in=pks))
         .select_related("author")
-        .defer("documents")  # the lists show numbers, authors and notes only
+        .defer("documents", "source")  # the lists show numbers, authors and notes only
         .order_by("-number")
     )
     # Numbers run from 1 without gaps (save_draft adds one, revisions are never deleted alone).
@@ -138,13 +138,15 @@ def recent_revisions(
 def revision_history(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Every revision of a draft, newest first, paginated, each comparable with `?compare=N`."""
     draft = get_draft_for(request.user, pk)
-    revisions = draft.revisions.select_related("author").defer("documents").order_by("-number")
+    revisions = (
+        draft.revisions.select_related("author").defer("documents", "source").order_by("-number")
+    )
     page = Paginator(revisions, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
     # The revision whose page linked here (default the latest): each row offers its diff against it.
     compare = None
     with contextlib.suppress(KeyError, ValueError, OverflowError):
         number = int(request.GET["compare"])
-        compare = draft.revisions.defer("documents").filter(number=number).first()
+        compare = draft.revisions.defer("documents", "source").filter(number=number).first()
     if compare is None:
         compare = revisions.first()
     context = {
