@@ -145,7 +145,8 @@ def _export_urls(request: HtmxHttpRequest, draft: Draft) -> dict:
 
 def edited_source(request: HtmxHttpRequest, documents: list[dict]) -> str | None:
     """The YAML editor's text when it reads as the posted form (kept as written), else None."""
-    text = request.POST.get("yaml_source", "")
+    # Browsers send a textarea's line breaks as CRLF (HTML's form submission rules).
+    text = request.POST.get("yaml_source", "").replace("\r\n", "\n")
     if not text.strip():
         return None
     try:
