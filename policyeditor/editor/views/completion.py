@@ -7,6 +7,7 @@ from django.views.decorators.http import require_GET
 
 from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.completion import complete
+from policyeditor.editor.yamlassist import field_help
 from policyeditor.engine.versions import normalize_version
 
 
@@ -28,3 +29,16 @@ def cel_complete(request: HtmxHttpRequest) -> JsonResponse:
     names = tuple(v for v in request.GET.get("vars", "").split(",") if v)
     items = complete(request.GET.get("path", ""), gvk=gvk, variables=names, version=version)
     return JsonResponse({"items": items[:200]})
+
+
+@require_GET
+def yaml_help(request: HtmxHttpRequest) -> JsonResponse:
+    """The YAML editor's schema help: ?api=&kind=&path=&version= -> doc, child keys, enum values."""
+    try:
+        version = normalize_version(request.GET.get("version"))
+    except ValueError:
+        return JsonResponse({"error": "unsupported Kubernetes version"}, status=400)
+    api, kind = request.GET.get("api", ""), request.GET.get("kind", "")
+    if not api or not kind:
+        return JsonResponse({"doc": "", "type": "", "items": [], "enum": []})
+    return JsonResponse(field_help(api, kind, request.GET.get("path", ""), version))

@@ -31,11 +31,11 @@ from policyeditor.editor.models import Draft
 from policyeditor.editor.reviewing import review_state
 from policyeditor.editor.samples import sample_namespace, sample_object
 from policyeditor.editor.services import Conflict, DraftInputError, save_draft
+from policyeditor.editor.yamlassist import diagnostics, readable
 from policyeditor.engine import schemas
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.loading import dump_documents, load_documents, load_json_value
 from policyeditor.engine.manifests.roundtrip import update_source
-from policyeditor.engine.manifests.textpatch import same
 from policyeditor.engine.objects import name_of
 from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
 
@@ -99,15 +99,23 @@ def start_validation(parsed: ParsedForm, version: str) -> Callable[[], live.Repo
     return report
 
 
-def _live_context(draft: Draft, parsed: ParsedForm, version: str) -> dict:
+def base_source(request: HtmxHttpRequest, draft: Draft) -> str:
+    """The YAML the form's documents are written into: the YAML editor's text, else the draft's."""
+    # Browsers send a textarea's line breaks as CRLF (HTML's form submission rules).
+    text = request.POST.get("yaml", "").replace("\r\n", "\n")
+    return text if text.strip() and readable(text) else draft.source
+
+
+def _live_context(draft: Draft, parsed: ParsedForm, version: str, base: str = "") -> dict:
     report = start_validation(parsed, version)
     try:
         # Rendered while a worker validates: the preview's YAML costs as much as the check.
-        # The stored YAML as written, changed only where the form changed it.
-        yaml = update_source(draft.source, parsed.documents)
+        # It is the YAML as written, changed only where the form changed it.
+        yaml = update_source(base or draft.source, parsed.documents)
     finally:
         validated = report()  # always collected: it gives the worker back to the pool
     return {
+        "yaml_diagnostics": json.dumps(diagnostics(validated, yaml)),
         "draft": draft,
         "report": validated,
         "version": version,
@@ -143,18 +151,6 @@ def _export_urls(request: HtmxHttpRequest, draft: Draft) -> dict:
     return {"raw_url": request.build_absolute_uri(raw), "tokens_url": tokens}
 
 
-def edited_source(request: HtmxHttpRequest, documents: list[dict]) -> str | None:
-    """The YAML editor's text when it reads as the posted form (kept as written), else None."""
-    # Browsers send a textarea's line breaks as CRLF (HTML's form submission rules).
-    text = request.POST.get("yaml_source", "").replace("\r\n", "\n")
-    if not text.strip():
-        return None
-    try:
-        return text if same(load_documents(text, source="YAML"), documents) else None
-    except InputError:
-        return None
-
-
 def draft_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The editor page for one draft."""
     draft = get_draft_for(request.user, pk)
@@ -175,7 +171,8 @@ def draft_validate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     draft = get_draft_for(request.user, pk, documents=False)
     parsed = parse_post(request.POST)
     version = posted_version(request, draft)
-    return render(request, "editor/live.html", _live_context(draft, parsed, version))
+    context = _live_context(draft, parsed, version, base_source(request, draft))
+    return render(request, "editor/live.html", context)
 
 
 @require_GET
@@ -282,7 +279,7 @@ def draft_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 author=request.user,
                 note=request.POST.get("note", ""),
                 kubernetes_version=version,
-                source=edited_source(request, parsed.documents),
+                source=update_source(base_source(request, draft), parsed.documents),
             )
             context.update(draft=draft, saved=not draft.unchanged, unchanged=draft.unchanged)
             context.update(_export_urls(request, draft), review=review_state(draft))

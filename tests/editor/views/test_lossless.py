@@ -102,7 +102,7 @@ def test_saving_from_the_yaml_editor_keeps_its_text_as_written(
 ):
     data = form_data(alice_client.get(imported.get_absolute_url()).content.decode())
     text = SOURCE.replace("# cluster-scoped", "# cluster-scoped: no namespace")
-    data["yaml_source"] = text
+    data["yaml"] = text
     response = alice_client.post(
         reverse("editor:draft_save", args=[imported.pk]), postable(data), headers=htmx_headers
     )
