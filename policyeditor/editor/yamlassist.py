@@ -9,11 +9,26 @@ from policyeditor.engine import schemas
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.engine.manifests.positions import field_positions, locate
+from policyeditor.engine.validation import mutating, policy, rules
 
 # The fields whose values are CEL in admission policies (kubernetes/kubernetes
 # staging/src/k8s.io/api/admissionregistration/v1/types.go: Validation, AuditAnnotation,
 # MatchCondition, Variable; v1beta1 Mutation's ApplyConfiguration and JSONPatch).
 CEL_KEYS = ("expression", "messageExpression", "valueExpression")
+
+# The values the API server's validation accepts, by field name (the schemas carry no enums for
+# these): the same lists engine.validation checks against, in the API server's words.
+ENUMS: dict[str, tuple[str, ...]] = {
+    "failurePolicy": rules.SUPPORTED_FAILURE_POLICIES,
+    "matchPolicy": rules.SUPPORTED_MATCH_POLICIES,
+    "operations": rules.SUPPORTED_OPERATIONS,
+    "scope": rules.SUPPORTED_SCOPES,
+    "validationActions": rules.VALIDATION_ACTIONS,
+    "parameterNotFoundAction": rules.PARAMETER_NOT_FOUND_ACTIONS,
+    "reason": policy.SUPPORTED_REASONS,
+    "patchType": mutating.SUPPORTED_PATCH_TYPES,
+    "reinvocationPolicy": mutating.SUPPORTED_REINVOCATION,
+}
 
 
 def readable(text: str) -> bool:
@@ -66,6 +81,9 @@ def field_help(api_version: str, kind: str, path: str, version: str) -> dict[str
         doc = str(child.get("description") or "").split("\n", 1)[0][:200]
         items.append({"label": name, "type": _type(child), "detail": doc})
     enum = [str(v) for v in schema.get("enum") or [] if isinstance(v, str | int | bool)]
+    field = path.rsplit(".", 1)[-1]
+    if not enum and field in ENUMS and api_version.startswith("admissionregistration.k8s.io/"):
+        enum = [value for value in ENUMS[field] if value != "*"]
     return {
         "doc": str(schema.get("description") or ""),
         "type": _type(schema) if schema else "",
