@@ -98,7 +98,9 @@ def test_cel_inside_expression_values_is_highlighted_and_completes(alice_page):
 def test_a_live_error_shows_inline_at_its_line_in_the_lint_gutter(alice_page):
     page = alice_page
     _new_vap(page)
-    content = _open_yaml(page, POLICY.replace("object.spec.replicas <= 5", "object.spec.replicas <="))
+    content = _open_yaml(
+        page, POLICY.replace("object.spec.replicas <= 5", "object.spec.replicas <=")
+    )
     error = content.locator(".cm-lintRange-error")
     expect(error).to_have_count(1)
     expect(error).to_contain_text("object.spec.replicas <=")
@@ -123,7 +125,7 @@ def test_hovering_a_key_shows_its_documentation_from_the_schema(alice_page):
 def test_switching_between_form_and_yaml_keeps_the_text_comments_and_cursor(alice_page):
     page = alice_page
     _new_vap(page)
-    content = _open_yaml(page, POLICY)
+    _open_yaml(page, POLICY)
     message = page.locator('details[data-section="validations"] input[name$=".message"]').first
     expect(page.locator("#documents .document")).to_have_count(1)  # the form follows the YAML
     expect(message).to_have_value("at most 5 replicas")
@@ -160,7 +162,9 @@ def test_without_the_bundle_the_yaml_textarea_stays_the_editor(alice_page):
     editor.fill(editor.input_value().replace("at most 5 replicas", "five is the limit"))
     message = page.locator('details[data-section="validations"] input[name$=".message"]').first
     expect(message).to_have_value("five is the limit")
-    assert not [e for e in page.console_errors if "codemirror.js" not in e and "ERR_FAILED" not in e]
+    assert not [
+        e for e in page.console_errors if "codemirror.js" not in e and "ERR_FAILED" not in e
+    ]
 
 
 def test_saving_without_a_change_says_so_and_a_save_clears_the_note_and_updates_menus(alice_page):
