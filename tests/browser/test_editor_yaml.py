@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from policyeditor.editor.models import Draft
+from tests.browser import editor_helpers  # noqa: F401 - its longer expect() timeout for 2 cores
 from tests.conftest import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
