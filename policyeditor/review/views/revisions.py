@@ -95,7 +95,8 @@ def revision_page(request: HtmxHttpRequest, pk: int, number: int) -> HttpRespons
         "baseline": baseline,
         "diff": diff,
         "view": view,
-        "yaml": dump_documents(revision.documents),
+        # The YAML as written: what export returns, byte for byte.
+        "yaml": revision.source or dump_documents(revision.documents),
         "document_labels": [document_label(d, i) for i, d in enumerate(revision.documents)],
         "threads": [t for t in threads if t.root.revision_id == revision.pk],
         "other_threads": [
