@@ -24,6 +24,10 @@ from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.engine.manifests.textpatch import Unsupported, patch_text, same
 
 _JSON_START = re.compile(r"\A\s*[\[{]")
+# Patching composes the source with PyYAML's pure-Python parser (exact character positions) and
+# ruamel.yaml, both far slower than libyaml: past this size a change is a plain dump instead, so
+# a live validation of a huge draft stays as fast as before. Policies are a few KiB.
+MAX_PATCH_CHARS = 256 * 1024
 _SEQ_UNDER_KEY = re.compile(r"^( *)[^\s#-][^\n]*:[ \t]*\n( *)- ", re.MULTILINE)
 _MAP_UNDER_KEY = re.compile(r"^( *)[^\s#-][^\n]*:[ \t]*\n( *)[^\s#-]", re.MULTILINE)
 
@@ -120,6 +124,8 @@ def update_source(source: str, documents: list[dict[str, Any]]) -> str:
         return dump_documents(documents) if documents else ""
     if same(old_docs, documents):
         return source
+    if len(source) > MAX_PATCH_CHARS:
+        return dump_documents(documents) if documents else ""
     for attempt in (patch_text, roundtrip_dump):
         try:
             text = attempt(source, old_docs, documents)

@@ -10,7 +10,12 @@ import pytest
 import yaml
 
 from policyeditor.engine.manifests.loading import load_documents
-from policyeditor.engine.manifests.roundtrip import roundtrip_dump, source_for, update_source
+from policyeditor.engine.manifests.roundtrip import (
+    MAX_PATCH_CHARS,
+    roundtrip_dump,
+    source_for,
+    update_source,
+)
 from policyeditor.engine.manifests.textpatch import Unsupported, patch_text, same
 from tests.vectors import DATA, SHARED
 
@@ -183,6 +188,16 @@ def test_an_empty_or_unreadable_source_falls_back_to_a_kubectl_ready_dump():
     docs = load_documents(SOURCE)
     assert update_source("", docs).startswith("apiVersion: admissionregistration.k8s.io/v1\n")
     assert same(load_documents(update_source("a: [", docs)), docs)
+
+
+def test_a_source_too_large_to_patch_quickly_is_kept_until_changed_then_dumped():
+    padding = "# " + "x" * 78 + "\n"
+    source = padding * (MAX_PATCH_CHARS // len(padding) + 1) + SOURCE
+    docs = load_documents(source)
+    assert update_source(source, copy.deepcopy(docs)) == source
+    docs[0]["spec"]["failurePolicy"] = "Ignore"
+    text = update_source(source, docs)
+    assert not text.startswith("#") and same(load_documents(text), docs)
 
 
 def _corpus() -> list[Path]:
