@@ -135,4 +135,6 @@ def test_a_save_clears_the_note_and_refreshes_the_export_menu_out_of_band(
     menu = html[html.index('id="export-menu"') - 40 :]
     assert 'hx-swap-oob="true"' in menu[:120]
     assert "export the last saved revision (r2)" in menu
+    status = html[html.index('id="review-status"') :]
+    assert status.index('hx-swap-oob="true"') < status.index(">")  # the review badge too
     assert Draft.objects.get(pk=imported.pk).revisions.get(number=2).note == "reworded"
