@@ -111,6 +111,7 @@ def test_a_live_error_shows_inline_at_its_line_in_the_lint_gutter(alice_page):
     expect(page.locator("#yaml-problem")).not_to_be_empty()
     expect(page.locator(".cm-yaml-host .cm-lint-marker-error")).to_have_count(1)
     screenshot(page, "editor-yaml-diagnostic")
+    assert not page.console_errors
 
 
 def test_hovering_a_key_shows_its_documentation_from_the_schema(alice_page):
@@ -121,6 +122,7 @@ def test_hovering_a_key_shows_its_documentation_from_the_schema(alice_page):
     doc = page.locator(".cm-yaml-doc")
     expect(doc).to_contain_text("spec.failurePolicy")
     expect(doc).to_contain_text("how to handle failures")
+    assert not page.console_errors  # tooltips and lint marks pass the CSP
 
 
 def test_switching_between_form_and_yaml_keeps_the_text_comments_and_cursor(alice_page):
