@@ -253,7 +253,8 @@
   const yamlText = () => document.getElementById("yaml-preview").dataset.source ?? document.getElementById("yaml-preview").textContent;
   const status = (text) => { document.getElementById("copy-status").textContent = text; };
   const editBox = document.getElementById("yaml-edit-box");
-  const preview = document.getElementById("yaml-preview");
+  // Live validation swaps the preview out of band: always look the current element up.
+  const preview = () => document.getElementById("yaml-preview");
   const yamlEdit = document.getElementById("yaml-edit");
   document.getElementById("panel-yaml").addEventListener("click", async (event) => {
     const button = event.target.closest("[data-action]");
@@ -268,7 +269,7 @@
     } else if (button.dataset.action === "toggle-yaml-edit") {
       const editing = editBox.hidden;
       editBox.hidden = !editing;
-      preview.hidden = editing;
+      preview().hidden = editing;
       button.setAttribute("aria-pressed", String(editing));
       button.textContent = editing ? "Back to preview" : "Edit YAML";
       if (editing) openYamlEditor(); else closeYamlEditor();
@@ -329,7 +330,11 @@
     }
     window.PolicyEditorCM.setYamlDiagnostics(yamlEdit, list);
   };
-  document.body.addEventListener("htmx:afterSettle", () => { if (!editBox.hidden) showYamlDiagnostics(); });
+  document.body.addEventListener("htmx:afterSettle", () => {
+    if (editBox.hidden) return;
+    preview().hidden = true;  // a fresh preview arrived out of band; the YAML editor stays in its place
+    showYamlDiagnostics();
+  });
 
   // --- tabs and keyboard shortcuts --------------------------------------------------------------
   const tabs = [...document.querySelectorAll('.preview [role="tab"]')];

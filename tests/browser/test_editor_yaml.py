@@ -106,6 +106,7 @@ def test_a_live_error_shows_inline_at_its_line_in_the_lint_gutter(alice_page):
     expect(error).to_have_count(1)
     expect(error).to_contain_text("object.spec.replicas <=")
     expect(page.locator(".cm-yaml-host .cm-lint-marker-error")).to_have_count(1)
+    expect(page.locator("#yaml-preview")).to_be_hidden()  # live updates keep the editor in place
     # unreadable YAML: the parser's own line and column
     page.get_by_label("YAML (edits update the form)").fill(POLICY + "  - [unclosed\n")
     expect(page.locator("#yaml-problem")).not_to_be_empty()
