@@ -9,6 +9,7 @@ import pytest
 
 from policyeditor.editor.models import Draft
 from policyeditor.engine.manifests.loading import load_documents
+from tests.engine.manifests.test_roundtrip import corpus, kubernetes_manifests
 
 pytestmark = pytest.mark.django_db
 
@@ -117,3 +118,14 @@ def test_the_yaml_field_of_a_json_body_is_kept_as_written_too(api):
     response = api.post(DRAFTS, {"yaml": SOURCE})
     assert response.status_code == 201
     assert export(api, response.json()["id"]) == SOURCE
+
+
+@pytest.mark.parametrize("path", corpus(), ids=lambda p: p.name)
+def test_every_example_manifest_posted_as_yaml_exports_byte_identical(api, path):
+    found = kubernetes_manifests(path)
+    if found is None:
+        pytest.skip("not Kubernetes manifests a draft holds")
+    text, documents = found
+    response = api.post(DRAFTS, text.encode("utf-8"), content_type="application/yaml")
+    assert response.status_code == 201, response.content
+    assert export(api, response.json()["id"]) == text

@@ -200,7 +200,7 @@ def test_a_source_too_large_to_patch_quickly_is_kept_until_changed_then_dumped()
     assert not text.startswith("#") and same(load_documents(text), docs)
 
 
-def _corpus() -> list[Path]:
+def corpus() -> list[Path]:
     files = sorted((DATA / "docs_examples").glob("*.yaml"))
     return files + sorted(p for p in EXTERNAL.rglob("*") if p.suffix in (".yaml", ".yml"))
 
@@ -227,7 +227,7 @@ def _entry_end(root, key: str) -> int:
     return keys[index + 1].start_mark.line if index + 1 < len(keys) else root.end_mark.line + 1
 
 
-def _manifests(path: Path) -> tuple[str, list[dict]] | None:
+def kubernetes_manifests(path: Path) -> tuple[str, list[dict]] | None:
     """The text and documents of a Kubernetes manifest file a draft can hold, else None."""
     try:
         text = _example_manifests(path) if path.parent.name == "docs_examples" else None
@@ -257,11 +257,11 @@ def _first_string(value, path=()):
     return None
 
 
-@pytest.mark.parametrize("path", _corpus(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", corpus(), ids=lambda p: p.name)
 def test_every_example_manifest_round_trips_byte_identical_and_a_one_field_edit_is_one_line(
     path: Path,
 ):
-    found = _manifests(path)
+    found = kubernetes_manifests(path)
     if found is None:
         pytest.skip("not Kubernetes manifests a draft holds")
     text, docs = found
