@@ -123,5 +123,6 @@ class DocumentsMixin(StrictSerializer):
             )
         if has_yaml:
             # ManifestError (an InputError) carries line/column: the problem handler shows them.
-            attrs["documents"] = load_documents(attrs.pop("yaml"), source="yaml")
+            attrs["source"] = attrs.pop("yaml")
+            attrs["documents"] = load_documents(attrs["source"], source="yaml")
         return attrs

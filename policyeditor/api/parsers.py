@@ -20,9 +20,11 @@ SOURCE = "<request body>"
 class ManifestBody(list):
     """The documents a body held (a list of mappings); `array` when it was one JSON array."""
 
-    def __init__(self, documents: list[dict], *, array: bool = False) -> None:
+    def __init__(self, documents: list[dict], *, array: bool = False, source: str = "") -> None:
         super().__init__(documents)
         self.array = array
+        # The YAML text the documents were read from (a YAML body), kept as the draft's source.
+        self.source = source
 
 
 def read_limited(stream: Any, content_length: int | None) -> bytes:
@@ -53,7 +55,8 @@ class _YAMLParser(BaseParser):
     # itself returns lists), and request.data is what this returns.
     def parse(self, stream, media_type=None, parser_context=None) -> ManifestBody:  # type: ignore[override]
         data = read_limited(stream, _content_length(parser_context))
-        return ManifestBody(load_documents(data, source=SOURCE))
+        documents = load_documents(data, source=SOURCE)  # limits checked before the text is kept
+        return ManifestBody(documents, source=data.decode("utf-8-sig"))
 
 
 def load_json(data: bytes) -> Any:

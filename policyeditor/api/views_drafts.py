@@ -96,6 +96,14 @@ def body_fields(request: Request) -> dict:
     return envelope(request.data)
 
 
+def body_source(request: Request, attrs: dict) -> str | None:
+    """The YAML text the documents came in (a YAML body or the `yaml` field), else None."""
+    if "source" in attrs:
+        return str(attrs["source"])
+    source = getattr(request.data, "source", "")
+    return source if source and looks_like_documents(request.data) else None
+
+
 def expected_revision(request: Request, attrs: dict) -> int:
     """The revision the client edited: the body's `revision`, else If-Match, else 428."""
     if "revision" in attrs:
@@ -183,6 +191,7 @@ class DraftListView(ApiView):
                 kubernetes_version=attrs.get("kubernetesVersion"),
                 description=attrs.get("description", ""),
                 note=attrs.get("note") or "Created through the API",
+                source=body_source(request, attrs) or "",
             )
         except QuotaExceeded as exc:
             raise quota_problem(exc) from exc
@@ -252,6 +261,7 @@ class DraftDetailView(ApiView):
                 note=attrs.get("note") or "Saved through the API",
                 kubernetes_version=attrs.get("kubernetesVersion"),
                 name=attrs.get("name") or None,
+                source=body_source(request, attrs) if "documents" in attrs else None,
             )
         except Conflict as exc:
             raise Problem(

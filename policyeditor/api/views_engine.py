@@ -36,6 +36,7 @@ def _payload(serializer_class: type, request: Request) -> dict:
     serializer = serializer_class(data=envelope(request.data))
     serializer.is_valid(raise_exception=True)
     payload = dict(serializer.validated_data)
+    payload.pop("source", None)  # the YAML text as written matters to drafts only
     payload.setdefault("kubernetesVersion", DEFAULT_VERSION)
     return payload
 

@@ -64,6 +64,7 @@ class ImportForm(forms.Form):
 
     yaml = forms.CharField(
         required=False,
+        strip=False,  # the text is kept as written, to its last line break
         widget=forms.Textarea(attrs={"rows": 12, "class": "code", "spellcheck": "false"}),
         label="Paste YAML",
     )
@@ -79,7 +80,8 @@ class ImportForm(forms.Form):
         if self.has_error("yaml") or self.has_error("upload"):
             return data  # the field's own error (e.g. a NUL character) says what is wrong
         upload = data.get("upload")
-        text: str | bytes = data.get("yaml") or ""
+        # Browsers send a textarea's line breaks as CRLF (HTML's form submission rules).
+        text: str | bytes = (data.get("yaml") or "").replace("\r\n", "\n")
         source = "pasted YAML"
         if upload is not None:
             if upload.size > MAX_BYTES:
@@ -106,4 +108,6 @@ class ImportForm(forms.Form):
                 "A draft holds one kind of policy: import VAP and MAP separately."
             )
         data["documents"] = documents
+        # Read above with every limit; kept as written (comments, order, styles) by the draft.
+        data["source"] = text.decode("utf-8-sig") if isinstance(text, bytes) else text
         return data

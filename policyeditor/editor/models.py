@@ -67,6 +67,9 @@ class Draft(models.Model):
     static_manifests = models.BooleanField(default=False, db_default=False)
     # The policy, its bindings and param objects, exactly as kubectl would apply them.
     documents = OrderedJSONField(default=list, blank=True)
+    # The same documents as YAML text, kept as written (comments, order, quoting, styles):
+    # saves change it only where the documents change (engine.manifests.roundtrip).
+    source = models.TextField(blank=True, default="", db_default="")
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drafts"
     )
@@ -128,6 +131,8 @@ class Revision(models.Model):
     draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField()
     documents = OrderedJSONField(default=list)
+    # The revision's YAML as written; export returns it (empty for revisions saved before it).
+    source = models.TextField(blank=True, default="", db_default="")
     kubernetes_version = models.CharField(max_length=8, default=DEFAULT_VERSION)
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -12,6 +12,7 @@ from policyeditor.editor.errors import DraftInputError
 from policyeditor.editor.models import POLICY_KINDS, Draft, Kind, Revision, Status
 from policyeditor.editor.quotas import check_create, check_save
 from policyeditor.engine.manifests.jsontext import unstorable
+from policyeditor.engine.manifests.roundtrip import source_for, update_source
 from policyeditor.engine.objects import ADMISSION_GROUP, name_of
 from policyeditor.engine.versions import normalize_version, preferred_api_version
 
@@ -92,9 +93,14 @@ def create_draft(
     kubernetes_version: str | None = None,
     description: str = "",
     note: str = "Created",
+    source: str = "",
 ) -> Draft:
-    """Create a draft with its first revision (number 1) from Kubernetes documents."""
+    """Create a draft with its first revision (number 1) from Kubernetes documents.
+
+    `source` is the YAML the documents were read from: kept as written when it loads to them.
+    """
     docs = _check_documents(documents)
+    text = source_for(source, docs)
     version = _version(kubernetes_version)
     if kind and kind not in Kind.values:
         raise DraftInputError(f"kind must be one of {', '.join(Kind.values)}, not {kind!r}")
@@ -108,6 +114,7 @@ def create_draft(
         kubernetes_version=version,
         api_version=api_version_of(docs, kind, version),
         documents=docs,
+        source=text,
         owner=owner,
         status=Status.DRAFT,
         revision=1,
@@ -116,6 +123,7 @@ def create_draft(
         draft=draft,
         number=1,
         documents=docs,
+        source=text,
         kubernetes_version=version,
         author=owner,
         note=note[:500],
@@ -133,11 +141,14 @@ def save_draft(
     note: str = "",
     kubernetes_version: str | None = None,
     name: str | None = None,
+    source: str | None = None,
 ) -> Draft:
     """Save new documents as the next revision; Conflict if `expected_revision` is stale.
 
-    A save that changes nothing (same documents, version and name as the latest revision) stores
-    nothing: the draft comes back with `unchanged` set. QuotaExceeded past a storage limit.
+    `source` is the YAML the documents were read from (kept as written when it loads to them);
+    without it the stored YAML is updated where the documents changed, the rest kept as written.
+    A save that changes nothing (same documents, YAML, version and name as the latest revision)
+    stores nothing: the draft comes back with `unchanged` set. QuotaExceeded past a storage limit.
     """
     # The check and the write are one conditional UPDATE inside a transaction, so two
     # concurrent saves of the same revision cannot both succeed (no lost work).
@@ -152,13 +163,21 @@ def save_draft(
         name = (name or policy_name(docs, draft.kind) or draft.name).strip()[:253]
         stored = (
             Draft.objects.filter(pk=draft.pk)
-            .values("revision", "documents", "kubernetes_version", "name")
+            .values("revision", "documents", "source", "kubernetes_version", "name")
             .first()
         )
-        same = (docs, version, name)
+        old_source = stored["source"] if stored is not None else ""
+        text = source_for(source, docs) if source is not None else update_source(old_source, docs)
+        same = (docs, text, version, name)
         if stored is not None and (
             stored["revision"] == expected_revision
-            and (stored["documents"], stored["kubernetes_version"], stored["name"]) == same
+            and (
+                stored["documents"],
+                old_source or text,
+                stored["kubernetes_version"],
+                stored["name"],
+            )
+            == same
         ):
             draft.refresh_from_db()
             draft.unchanged = True
@@ -166,6 +185,7 @@ def save_draft(
         size = check_save(draft, docs)
         fields = {
             "documents": docs,
+            "source": text,
             "kubernetes_version": version,
             "api_version": api_version_of(docs, draft.kind, version),
             "name": name,
@@ -180,6 +200,7 @@ def save_draft(
             draft_id=draft.pk,
             number=new_number,
             documents=docs,
+            source=text,
             kubernetes_version=version,
             author=author,
             note=(note or "")[:500],

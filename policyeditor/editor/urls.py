@@ -22,6 +22,7 @@ urlpatterns = [
     path("drafts/templates/<slug:slug>/", drafts.draft_from_starter, name="draft_from_starter"),
     path("drafts/row/", editing.draft_row, name="row"),
     path("drafts/complete/", completion.cel_complete, name="cel_complete"),
+    path("drafts/yaml-help/", completion.yaml_help, name="yaml_help"),
     path("drafts/<int:pk>/", editing.draft_edit, name="draft_edit"),
     path("drafts/<int:pk>/validate/", editing.draft_validate, name="draft_validate"),
     path("drafts/<int:pk>/form/", editing.draft_form, name="draft_form"),

@@ -250,7 +250,8 @@ def export_revision(user, draft: Draft, revision: Revision) -> str:
     """The revision as kubectl-ready YAML, recording the export."""
     if not can_view(user, draft):
         raise NotAllowed("You cannot export this draft.")
-    text = dump_documents(revision.documents)
+    # The YAML as written when the revision keeps it (older revisions: a kubectl-ready dump).
+    text = revision.source or dump_documents(revision.documents)
     audit.record(
         Action.EXPORTED,
         actor=user,

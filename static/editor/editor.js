@@ -253,7 +253,8 @@
   const yamlText = () => document.getElementById("yaml-preview").dataset.source ?? document.getElementById("yaml-preview").textContent;
   const status = (text) => { document.getElementById("copy-status").textContent = text; };
   const editBox = document.getElementById("yaml-edit-box");
-  const preview = document.getElementById("yaml-preview");
+  // Live validation swaps the preview out of band: always look the current element up.
+  const preview = () => document.getElementById("yaml-preview");
   const yamlEdit = document.getElementById("yaml-edit");
   document.getElementById("panel-yaml").addEventListener("click", async (event) => {
     const button = event.target.closest("[data-action]");
@@ -268,13 +269,72 @@
     } else if (button.dataset.action === "toggle-yaml-edit") {
       const editing = editBox.hidden;
       editBox.hidden = !editing;
-      preview.hidden = editing;
+      preview().hidden = editing;
       button.setAttribute("aria-pressed", String(editing));
       button.textContent = editing ? "Back to preview" : "Edit YAML";
-      if (editing) { yamlEdit.value = yamlText(); yamlEdit.focus(); }
+      if (editing) openYamlEditor(); else closeYamlEditor();
     }
   });
   yamlEdit.addEventListener("input", () => { dirty = true; });
+
+  // --- the YAML editor (CodeMirror when its bundle loaded; the plain textarea otherwise) --------
+  let yamlView = null;
+  let yamlCursor = null;
+  const mountYaml = () => {
+    if (yamlView || !window.PolicyEditorCM?.mountYaml) return yamlView;
+    try {
+      yamlView = window.PolicyEditorCM.mountYaml(yamlEdit, {
+        helpUrl: editor.dataset.yamlHelpUrl,
+        version: () => state()?.dataset.version || "",
+        fetchCel: (path) => window.PolicyEditorComplete?.fetchItems(path) ?? Promise.resolve([]),
+        label: "YAML of the documents",
+      });
+    } catch (_) { yamlView = null; /* the textarea stays usable */ }
+    return yamlView;
+  };
+  const openYamlEditor = () => {
+    // The preview is the YAML editor's own text with the form's later changes written into it
+    // (the server patches that text), so switching views never loses what was typed.
+    const text = yamlText();
+    if (yamlEdit.value !== text) {
+      yamlEdit.value = text;
+      yamlEdit.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+    const view = mountYaml();
+    if (view) {
+      if (yamlCursor) {
+        const at = Math.min(yamlCursor.anchor, view.state.doc.length);
+        view.dispatch({ selection: { anchor: at }, scrollIntoView: true });
+      }
+      view.focus();
+    } else {
+      yamlEdit.focus();
+    }
+    showYamlDiagnostics();
+  };
+  const closeYamlEditor = () => {
+    if (yamlView) yamlCursor = { anchor: yamlView.state.selection.main.anchor };
+  };
+  const showYamlDiagnostics = () => {
+    if (!yamlView) return;
+    const problem = document.getElementById("yaml-problem")?.textContent.trim() || "";
+    let list = [];
+    if (problem) {
+      const at = problem.match(/line (\d+), column (\d+)/);
+      list = [{ line: at ? Number(at[1]) : 1, column: at ? Number(at[2]) : 1, severity: "error", message: problem }];
+    } else if (yamlEdit.value === yamlText()) {
+      // The live report was placed in this very text: its lines and columns hold.
+      try { list = JSON.parse(document.getElementById("yaml-diagnostics")?.dataset.diagnostics || "[]"); } catch (_) { list = []; }
+    } else {
+      return;  // the text changed since the last report: keep the marks until the next one
+    }
+    window.PolicyEditorCM.setYamlDiagnostics(yamlEdit, list);
+  };
+  document.body.addEventListener("htmx:afterSettle", () => {
+    if (editBox.hidden) return;
+    preview().hidden = true;  // a fresh preview arrived out of band; the YAML editor stays in its place
+    showYamlDiagnostics();
+  });
 
   // --- tabs and keyboard shortcuts --------------------------------------------------------------
   const tabs = [...document.querySelectorAll('.preview [role="tab"]')];

@@ -131,7 +131,7 @@ def test_an_unchanged_save_from_the_editor_says_nothing_changed(alice):
         fields["docs"].append(f"d{index}")
         fields[f"d{index}:yaml"] = as_yaml(document)
     response = client.post(f"/drafts/{draft.pk}/save/", fields, HTTP_HX_REQUEST="true")
-    assert "no new revision was stored" in response.content.decode()
+    assert "No changes to save: revision 1 is kept" in response.content.decode()
     assert Draft.objects.get(pk=draft.pk).revision == 1
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
 from policyeditor.editor.models import Status
-from policyeditor.engine.manifests.loading import dump_documents
+from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.review import comments, workflow
 from policyeditor.review.models import Comment, ShareLink
 from tests.builders import replica_limit as policy
@@ -154,10 +155,13 @@ def test_the_exported_approved_yaml_is_byte_for_byte_what_the_review_page_showed
     edit(draft, alice, 8)
     response = as_user(alice).get(reverse("review:approved_download", args=[draft.pk]))
     assert response.status_code == 200
-    assert response.content == dump_documents([weird]).encode("utf-8")
+    approved = draft.revisions.get(number=3)
+    assert load_documents(approved.source) == [weird]
+    assert response.content == approved.source.encode("utf-8")
     assert "approved-r3" in response["Content-Disposition"]
     html = client.get(_page(draft, 3)).content.decode()
     assert "approved revision" in html
+    assert escape(approved.source) in html  # the page showed exactly the text exported
 
 
 def test_approved_download_before_approval_is_404(draft, alice, as_user):

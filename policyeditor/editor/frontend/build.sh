@@ -5,7 +5,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out="$here/../../../static/editor/vendor/codemirror.js"
 work=$(mktemp -d)
-cp "$here/package.json" "$here/package-lock.json" "$here/cel-codemirror.js" "$here/build.mjs" "$work/"
+cp "$here/package.json" "$here/package-lock.json" "$here/cel-codemirror.js" "$here/yaml-codemirror.js" "$here/build.mjs" "$work/"
 cd "$work"
 # esbuild's platform binary is an optional dependency: no install script has to run.
 npm ci --no-audit --no-fund --ignore-scripts

@@ -11,6 +11,7 @@ import { StreamLanguage, bracketMatching, syntaxHighlighting, HighlightStyle } f
 import { closeBrackets, closeBracketsKeymap, autocompletion, completionKeymap } from "@codemirror/autocomplete";
 import { StateEffect, StateField } from "@codemirror/state";
 import { tags } from "@lezer/highlight";
+import { mountYaml, setYamlDiagnostics } from "./yaml-codemirror.js";
 
 const ROOTS = new Set(["object", "oldObject", "request", "params", "namespaceObject", "variables", "authorizer", "self"]);
 const KEYWORDS = new Set(["true", "false", "null", "in"]);
@@ -194,4 +195,24 @@ function markError(textarea) {
   view.dispatch({ effects: setError.of(value) });
 }
 
-window.PolicyEditorCM = { mount, markError, version: "6" };
+// Typing over a selection: Chrome's own editing would wrap the new text in a styled span, an
+// inline style the CSP blocks (a console error); CodeMirror inserts it instead.
+const beforeInput = EditorView.domEventHandlers({
+  beforeinput(event, editor) {
+    if (event.inputType !== "insertText" || event.data == null || editor.state.selection.main.empty) return false;
+    event.preventDefault();
+    editor.dispatch(editor.state.replaceSelection(event.data), { userEvent: "input.type", scrollIntoView: true });
+    return true;
+  },
+});
+
+const yamlBase = { views, theme, beforeInput, celCompletion: completionSource };
+
+window.PolicyEditorCM = {
+  mount,
+  markError,
+  mountYaml: (textarea, options) => mountYaml(textarea, options, yamlBase),
+  viewOf: (textarea) => views.get(textarea),
+  setYamlDiagnostics: (textarea, list) => { const view = views.get(textarea); if (view) setYamlDiagnostics(view, list); },
+  version: "6",
+};

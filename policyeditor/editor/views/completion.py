@@ -12,6 +12,7 @@ from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.completion import complete
 from policyeditor.editor.crds import draft_layer
+from policyeditor.editor.yamlassist import field_help
 from policyeditor.engine.versions import normalize_version
 
 
@@ -52,3 +53,16 @@ def cel_complete(request: HtmxHttpRequest) -> JsonResponse:
             param_gvk=param_gvk,
         )
     return JsonResponse({"items": items[:200]})
+
+
+@require_GET
+def yaml_help(request: HtmxHttpRequest) -> JsonResponse:
+    """The YAML editor's schema help: ?api=&kind=&path=&version= -> doc, child keys, enum values."""
+    try:
+        version = normalize_version(request.GET.get("version"))
+    except ValueError:
+        return JsonResponse({"error": "unsupported Kubernetes version"}, status=400)
+    api, kind = request.GET.get("api", ""), request.GET.get("kind", "")
+    if not api or not kind:
+        return JsonResponse({"doc": "", "type": "", "items": [], "enum": []})
+    return JsonResponse(field_help(api, kind, request.GET.get("path", ""), version))

@@ -24,7 +24,7 @@ def draft_list(request: HtmxHttpRequest) -> HttpResponse:
     # Filtered directly (the workflow join is one-to-one, so no duplicates) and without the
     # documents, which the list never shows: at 10,000 drafts the pk__in subquery and sorting
     # rows that carry the documents JSON doubled the page time (bench/bench_app_scale.py).
-    drafts = visible_drafts(request.user).select_related("owner").defer("documents")
+    drafts = visible_drafts(request.user).select_related("owner").defer("documents", "source")
     filters = form.cleaned_data if form.is_valid() else {}
     drafts = drafts.search(filters.get("q", ""))
     if filters.get("kind"):
@@ -95,6 +95,7 @@ def draft_import(request: HtmxHttpRequest) -> HttpResponse:
                 form.cleaned_data["documents"],
                 kubernetes_version=form.cleaned_data["kubernetes_version"],
                 note="Imported",
+                source=form.cleaned_data["source"],
             )
         except DraftInputError as exc:
             form.add_error(None, str(exc))

@@ -32,9 +32,11 @@ from policyeditor.editor.models import Draft
 from policyeditor.editor.reviewing import review_state
 from policyeditor.editor.samples import sample_namespace, sample_object
 from policyeditor.editor.services import Conflict, DraftInputError, save_draft
+from policyeditor.editor.yamlassist import diagnostics, readable
 from policyeditor.engine import schemas
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.loading import dump_documents, load_documents, load_json_value
+from policyeditor.engine.manifests.roundtrip import update_source
 from policyeditor.engine.objects import name_of
 from policyeditor.engine.versions import KUBERNETES_VERSIONS, normalize_version
 
@@ -114,16 +116,27 @@ def start_validation(
     return report
 
 
-def _live_context(draft: Draft, parsed: ParsedForm, version: str, static: bool = False) -> dict:
+def base_source(request: HtmxHttpRequest, draft: Draft) -> str:
+    """The YAML the form's documents are written into: the YAML editor's text, else the draft's."""
+    # Browsers send a textarea's line breaks as CRLF (HTML's form submission rules).
+    text = request.POST.get("yaml", "").replace("\r\n", "\n")
+    return text if text.strip() and readable(text) else draft.source
+
+
+def _live_context(
+    draft: Draft, parsed: ParsedForm, version: str, static: bool = False, base: str = ""
+) -> dict:
     with draft_layer(draft) as crds:
         report = start_validation(parsed, version, static, crds)
         try:
             # Rendered while a worker validates: the preview's YAML costs as much as the check.
-            yaml = dump_documents(parsed.documents) if parsed.documents else ""
+            # It is the YAML as written, changed only where the form changed it.
+            yaml = update_source(base or draft.source, parsed.documents)
             gvk = "/".join(matched_gvk(parsed.documents, version))
         finally:
             validated = report()  # always collected: it gives the worker back to the pool
     return {
+        "yaml_diagnostics": json.dumps(diagnostics(validated, yaml)),
         "draft": draft,
         "report": validated,
         "version": version,
@@ -151,7 +164,7 @@ def _page_values(draft: Draft, documents: list[dict], version: str) -> dict:
         "resources": _resources(version),
         "sample_object": dump_documents([sample_object(documents, version)]),
         "sample_namespace": dump_documents([sample_namespace(documents)]),
-        "yaml": dump_documents(documents) if documents else "",
+        "yaml": update_source(draft.source, documents),
         "documents_json": json.dumps(documents),
         "gvk": "/".join(matched_gvk(documents, version)),
     }
@@ -192,7 +205,8 @@ def draft_validate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     parsed = parse_post(request.POST)
     version = posted_version(request, draft)
     static = posted_static(request, draft)
-    return render(request, "editor/live.html", _live_context(draft, parsed, version, static))
+    context = _live_context(draft, parsed, version, static, base_source(request, draft))
+    return render(request, "editor/live.html", context)
 
 
 @require_GET
@@ -299,6 +313,7 @@ def draft_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 author=request.user,
                 note=request.POST.get("note", ""),
                 kubernetes_version=version,
+                source=update_source(base_source(request, draft), parsed.documents),
             )
             static = posted_static(request, draft)
             if static != draft.static_manifests:
@@ -306,6 +321,7 @@ def draft_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 Draft.objects.filter(pk=draft.pk).update(static_manifests=static)
                 draft.static_manifests = static
             context.update(draft=draft, saved=not draft.unchanged, unchanged=draft.unchanged)
+            context.update(_export_urls(request, draft), review=review_state(draft))
             autosaves.discard(draft, request.user)
         except Conflict as exc:
             context["conflict"] = exc
@@ -314,7 +330,9 @@ def draft_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     status = 409 if context["conflict"] and not request.htmx else 200
     if not request.htmx:
         if context.get("unchanged"):
-            messages.info(request, f"Nothing changed: revision {draft.revision} is kept as it is.")
+            messages.info(
+                request, f"No changes to save: revision {draft.revision} is kept as it is."
+            )
             return redirect(draft)
         if context["saved"]:
             return redirect(draft)

@@ -10,7 +10,7 @@ from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.models import Draft
 from policyeditor.editor.reviewing import ExportError, export_revision_for, record_export
 from policyeditor.engine import validation
-from policyeditor.engine.manifests.loading import dump_documents
+from policyeditor.engine.manifests.roundtrip import update_source
 from policyeditor.engine.objects import family
 
 PARTS = ("all", "policy", "bindings", "params")
@@ -45,7 +45,9 @@ def draft_export(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     except ExportError as exc:
         return _problem(str(exc), 404 if request.GET.get("revision") == "approved" else 400)
     documents = revision.documents if revision is not None else None
-    text = dump_documents(select_part(draft, part, documents))
+    source = revision.source if revision is not None else draft.source
+    # The YAML as written; a part is the same text with the other documents cut out.
+    text = update_source(source, select_part(draft, part, documents))
     approved = request.GET.get("revision") == "approved"
     number = revision.number if revision is not None else draft.revision
     record_export(request.user, draft, number, part=part, approved=approved)

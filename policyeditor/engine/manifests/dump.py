@@ -85,3 +85,15 @@ def dump_documents(docs: list[dict[str, Any]]) -> str:
             )
         )
     return "---\n".join(parts)
+
+
+def dump_block(value: dict[str, Any] | list[Any]) -> str:
+    """A mapping's entries or a list's items as block YAML, in the given order (for splicing)."""
+    return yaml.dump(
+        _prepare(value, ""),
+        Dumper=_Dumper,
+        default_flow_style=False,
+        sort_keys=False,
+        allow_unicode=True,
+        width=1 << 30,
+    )

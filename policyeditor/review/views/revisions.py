@@ -97,7 +97,8 @@ def revision_page(request: HtmxHttpRequest, pk: int, number: int) -> HttpRespons
         "baseline": baseline,
         "diff": diff,
         "view": view,
-        "yaml": dump_documents(revision.documents),
+        # The YAML as written: what export returns, byte for byte.
+        "yaml": revision.source or dump_documents(revision.documents),
         "document_labels": [document_label(d, i) for i, d in enumerate(revision.documents)],
         "threads": [t for t in threads if t.root.revision_id == revision.pk],
         "other_threads": [
@@ -129,7 +130,7 @@ def recent_revisions(
     rows = (
         draft.revisions.filter(Q(number__gt=cutoff) | Q(pk__in=pks))
         .select_related("author")
-        .defer("documents")  # the lists show numbers, authors and notes only
+        .defer("documents", "source")  # the lists show numbers, authors and notes only
         .order_by("-number")
     )
     # Numbers run from 1 without gaps (save_draft adds one, revisions are never deleted alone).
@@ -140,13 +141,15 @@ def recent_revisions(
 def revision_history(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Every revision of a draft, newest first, paginated, each comparable with `?compare=N`."""
     draft = get_draft_for(request.user, pk)
-    revisions = draft.revisions.select_related("author").defer("documents").order_by("-number")
+    revisions = (
+        draft.revisions.select_related("author").defer("documents", "source").order_by("-number")
+    )
     page = Paginator(revisions, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
     # The revision whose page linked here (default the latest): each row offers its diff against it.
     compare = None
     with contextlib.suppress(KeyError, ValueError, OverflowError):
         number = int(request.GET["compare"])
-        compare = draft.revisions.defer("documents").filter(number=number).first()
+        compare = draft.revisions.defer("documents", "source").filter(number=number).first()
     if compare is None:
         compare = revisions.first()
     context = {

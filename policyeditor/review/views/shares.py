@@ -27,7 +27,8 @@ def shared(request: HtmxHttpRequest, token: str) -> HttpResponse:
         "link": link,
         "draft": draft,
         "revision": revision,
-        "yaml": dump_documents(revision.documents),
+        # The YAML as written: what export returns, byte for byte.
+        "yaml": revision.source or dump_documents(revision.documents),
         "approved": workflow.approved_revision(draft),
         "tests": testcases.report_for(draft, revision, baseline=None),
     }

@@ -224,7 +224,7 @@ def test_a_plain_form_save_of_nothing_new_redirects_and_stores_no_revision(
     response = alice_client.post(
         reverse("editor:draft_save", args=[replica_draft.pk]), postable(data), follow=True
     )
-    assert "Nothing changed: revision 1 is kept as it is." in response.content.decode()
+    assert "No changes to save: revision 1 is kept as it is." in response.content.decode()
     assert Draft.objects.get(pk=replica_draft.pk).revision == 1
 
 
