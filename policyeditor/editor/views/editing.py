@@ -15,7 +15,7 @@ from django_htmx.http import reswap, trigger_client_event
 
 from policyeditor.core.engine_gate import EngineLimit, deadline_for, start_engine
 from policyeditor.core.htmx import HtmxHttpRequest
-from policyeditor.editor import autosaves, live
+from policyeditor.editor import autosaves, live, try_store
 from policyeditor.editor.access import can_edit, get_draft_for
 from policyeditor.editor.case_runs import validate_form as validate_form_call
 from policyeditor.editor.completion import matched_gvk
@@ -28,7 +28,12 @@ from policyeditor.editor.formdata import (
 )
 from policyeditor.editor.formspec import find_field
 from policyeditor.editor.models import Draft
-from policyeditor.editor.reviewing import review_state
+from policyeditor.editor.reviewing import (
+    comment_url,
+    field_comments,
+    review_state,
+    share_try_url,
+)
 from policyeditor.editor.samples import sample_namespace, sample_object
 from policyeditor.editor.services import Conflict, DraftInputError, save_draft
 from policyeditor.engine import schemas
@@ -97,8 +102,11 @@ def start_validation(parsed: ParsedForm, version: str) -> Callable[[], live.Repo
     return report
 
 
-def _live_context(draft: Draft, parsed: ParsedForm, version: str) -> dict:
+def _live_context(draft: Draft, parsed: ParsedForm, version: str, user: Any = None) -> dict:
     report = start_validation(parsed, version)
+    comments = field_comments(draft, user) if user is not None else []
+    for comment in comments:
+        comment.target = parsed.target_for(comment.doc_index, comment.path)
     try:
         # Rendered while a worker validates: the preview's YAML costs as much as the check.
         yaml = dump_documents(parsed.documents) if parsed.documents else ""
@@ -111,6 +119,7 @@ def _live_context(draft: Draft, parsed: ParsedForm, version: str) -> dict:
         "documents_json": json.dumps(parsed.documents),
         "gvk": "/".join(matched_gvk(parsed.documents, version)),
         "yaml": yaml,
+        "comments": comments,
     }
 
 
@@ -120,6 +129,7 @@ def _page_context(draft: Draft, documents: list[dict], version: str) -> dict:
         "draft": draft,
         "documents": bound,
         "versions": KUBERNETES_VERSIONS,
+        "operations": ("CREATE", "UPDATE", "DELETE", "CONNECT"),
         "version": version,
         "resources": _resources(version),
         "sample_object": dump_documents([sample_object(documents, version)]),
@@ -150,7 +160,20 @@ def draft_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         context.update(autosave=kept, autosave_json=json.dumps(kept.documents) if kept else "")
     context["review"] = review_state(draft)
     context.update(_export_urls(request, draft))
+    context["try_values"] = try_values(context, try_store.recall(draft, request.user))
+    context["share_try_url"] = share_try_url(draft)
+    context["comment_url"] = comment_url(draft, request.user)
     return render(request, "editor/draft_edit.html", context)
+
+
+def try_values(context: dict, kept: dict) -> dict:
+    """The Try-it form's values: the user's kept inputs, else samples for this draft."""
+    values = {
+        "try_object": context["sample_object"],
+        "try_namespace_object": context["sample_namespace"],
+    }
+    values.update({k: v for k, v in kept.items() if k.startswith("try_")})
+    return values
 
 
 @require_POST
@@ -160,7 +183,8 @@ def draft_validate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     draft = get_draft_for(request.user, pk, documents=False)
     parsed = parse_post(request.POST)
     version = posted_version(request, draft)
-    return render(request, "editor/live.html", _live_context(draft, parsed, version))
+    context = _live_context(draft, parsed, version, request.user)
+    return render(request, "editor/live.html", context)
 
 
 @require_GET
@@ -284,6 +308,7 @@ def draft_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         page = _page_context(draft, parsed.documents, version)
         page.update(context, can_edit=True, review=review_state(draft))
         page.update(_export_urls(request, draft))
+        page["try_values"] = try_values(page, try_store.recall(draft, request.user))
         return render(request, "editor/draft_edit.html", page, status=status)
     response = render(request, "editor/save_status.html", context, status=status)
     if context["saved"]:
