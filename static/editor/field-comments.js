@@ -26,13 +26,13 @@
   const addButtons = (root) => {
     root.querySelectorAll("[data-field]").forEach((field) => {
       const label = field.querySelector(":scope > label, :scope > legend");
-      if (!label || label.querySelector(".comment-at-field") || field.dataset.field.endsWith(":yaml")) return;
+      if (!label || field.querySelector(":scope > .comment-at-field") || field.dataset.field.endsWith(":yaml")) return;
       const button = document.createElement("button");
       button.type = "button";
       button.className = "button button-small button-quiet comment-at-field";
       button.textContent = "Comment";
-      button.setAttribute("aria-label", `Comment on ${label.textContent.trim()}`);
-      label.append(button);
+      button.title = `Comment on ${label.textContent.trim()} (a review comment at this field)`;
+      label.after(button);
     });
   };
 
