@@ -32,7 +32,9 @@ class Starter:
         """The starter's CEL expressions (validations, mutations), for the gallery's preview."""
         found = []
         for doc in self.documents():
-            spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+            spec = doc.get("spec")
+            if not isinstance(spec, dict):
+                continue
             for item in spec.get("validations") or []:
                 found.append(str(item.get("expression", "")))
             for item in spec.get("mutations") or []:

@@ -68,6 +68,11 @@ def set_field(scope: Locator, spec: Field, prefix: str, obj: dict) -> None:
     name = f"{prefix}.{spec.key}"
     value = _get(obj, spec.key)
     box = _control(scope, name)
+    if spec.advanced:
+        # Advanced fields sit behind their section's (or row's) "More options" toggle.
+        more = box.locator("xpath=ancestor::details[contains(@class,'more-options')][1]")
+        if more.get_attribute("open") is None:
+            more.locator(":scope > summary").click()
     widget = spec.widget
     if widget == "text":
         box.locator("input").fill("" if value is None else str(value))
