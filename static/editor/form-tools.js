@@ -58,15 +58,13 @@
     area.value = text;
     area.dispatchEvent(new Event("input", { bubbles: true }));
   };
-  form.addEventListener("focusin", (event) => {
-    if (event.target.matches?.('select[name$=".patchType"]')) event.target.dataset.before = event.target.value;
-  });
   form.addEventListener("change", (event) => {
     const select = event.target;
     if (!select.matches?.('select[name$=".patchType"]')) return;
     if (select.dataset.undoing) { delete select.dataset.undoing; return; }
     const row = select.closest(".row");
-    const before = select.dataset.before ?? "";
+    // The value before this change: the last one seen, else the one the page was rendered with.
+    const before = select.dataset.before ?? select.querySelector("option[selected]")?.value ?? "";
     select.dataset.before = select.value;
     const other = { ApplyConfiguration: "jsonPatch", JSONPatch: "applyConfiguration" }[select.value];
     const area = other && expressionOf(row, other);
