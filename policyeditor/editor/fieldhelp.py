@@ -18,7 +18,7 @@ _SLUGS = {
 # The policy kinds are cluster-scoped (admissionregistration/v1 types.go: +genclient:nonNamespaced),
 # so ObjectMeta's generic "unique within a namespace" is wrong for them.
 _CLUSTER_NAME = (
-    "{kind}s are cluster-scoped: the name is unique among all {kind}s of the cluster "
+    "{kind} is cluster-scoped: the name is unique among all {kind} objects of the cluster "
     "(a DNS subdomain, e.g. my-policy.example.com)."
 )
 OVERRIDES: dict[str, dict[str, str]] = {
