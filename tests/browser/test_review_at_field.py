@@ -8,7 +8,7 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from policyeditor.editor.models import Draft
-from policyeditor.editor.services import create_draft
+from policyeditor.editor.services import create_draft, save_draft
 from policyeditor.editor.starters import get_starter
 from policyeditor.review.editor_hooks import join_team
 from policyeditor.review.models import Comment
@@ -43,8 +43,10 @@ def test_a_reviewer_comments_on_a_field_and_the_author_sees_it_there(
     expect(box.locator("label")).to_have_text("Comment on spec.validations[0].expression")
     box.locator("textarea").fill("Should params.maxReplicas be optional?")
     box.get_by_role("button", name="Post comment").click()
+    expect(box).to_have_count(0)
+    # Shown once the live check that follows the post comes back (slow on a busy machine).
     expect(field.locator(".field-comment")).to_contain_text(
-        "bob: Should params.maxReplicas be optional?"
+        "bob: Should params.maxReplicas be optional?", timeout=30_000
     )
     comment = Comment.objects.get()
     assert comment.field_path == "spec.validations[0].expression"
@@ -62,3 +64,22 @@ def test_a_reviewer_comments_on_a_field_and_the_author_sees_it_there(
     )
     screenshot(alice, "editor-comment-at-field")
     author.close()
+
+
+def test_clicking_a_diff_line_points_the_new_comment_at_its_field(alice_page, team_draft, alice):
+    documents = team_draft.documents
+    documents[0]["spec"]["validations"][0]["expression"] = "object.spec.replicas <= 4"
+    save_draft(team_draft, documents, expected_revision=1, author=alice, note="four")
+    page = alice_page
+    page.goto(f"/reviews/drafts/{team_draft.pk}/r/2/")
+    line = page.locator("table.diff tr.change").filter(has_text="object.spec.replicas <= 4")
+    line.click()
+    expect(page.get_by_label("Field (optional)")).to_have_value("spec.validations[0].expression")
+    expect(page.get_by_label("Document")).to_have_value(
+        "ValidatingAdmissionPolicy demo-policy.example.com"
+    )
+    expect(page.get_by_label("Comment", exact=True)).to_be_focused()
+    page.get_by_label("Comment", exact=True).fill("Why four?")
+    page.get_by_role("button", name="Comment", exact=True).click()
+    comment = Comment.objects.get()
+    assert (comment.field_path, comment.revision.number) == ("spec.validations[0].expression", 2)
