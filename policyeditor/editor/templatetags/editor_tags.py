@@ -23,8 +23,9 @@ def field_help(bound) -> str:
         return format_html('<p class="help">{}</p>', short)
     full = field_doc(bound.kind, bound.key_path)
     return format_html(
-        '<p class="help"><span class="help-text">{}</span> <a class="help-more" href="{}" '
-        'target="_blank" rel="noopener" title="{}">more</a></p>',
+        '<p class="help"><span class="help-text" title="{}">{}</span> <a class="help-more" '
+        'href="{}" target="_blank" rel="noopener" title="{}">more</a></p>',
+        short,
         short,
         url,
         full or short,

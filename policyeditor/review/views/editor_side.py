@@ -64,9 +64,6 @@ def field_comment(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     response = render(
         request, "review/field_comment.html", {"comment": comment, "problem": problem}
     )
-    if comment is not None:
-        # The editor re-validates and shows the new comment at its field.
-        response["HX-Trigger"] = "editor:commented"
     return response
 
 

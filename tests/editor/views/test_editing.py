@@ -20,6 +20,7 @@ def _badge_text(html: str) -> str:
     assert found, html
     return re.sub(r"<[^>]+>", "", found.group(1)).strip()
 
+
 pytestmark = pytest.mark.django_db
 
 
