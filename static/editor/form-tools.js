@@ -93,5 +93,18 @@
     row.querySelector(":scope > .row-fields").after(note);
   });
 
+  // --- Try it's sample object follows the first resource rule while nobody has edited it -------
+  const tryObject = document.getElementById("try-object");
+  let lastSample = document.getElementById("live-state")?.dataset.sample;
+  document.body.addEventListener("editor:validated", () => {
+    const sample = document.getElementById("live-state")?.dataset.sample;
+    if (!tryObject || !sample || sample === lastSample) return;
+    if (tryObject.value === lastSample) {
+      tryObject.value = sample;
+      tryObject.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+    lastSample = sample;
+  });
+
   countSections();
 })();

@@ -3,6 +3,8 @@ on the server across reloads, a short read-only link with the inputs, revocable.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -75,3 +77,20 @@ def test_try_inputs_survive_a_reload_and_a_share_link_replays_them_until_revoked
     expect(page.get_by_test_id("try-share-revoked")).to_be_visible()
     response = shared.goto(url)
     assert response is not None and response.status == 404
+
+
+def test_the_sample_object_follows_the_first_resource_rule_until_edited(alice_page):
+    page = alice_page
+    _replica_limit_try_tab(page)
+    sample = page.get_by_label("object", exact=True)
+    expect(sample).to_contain_text("kind: Deployment")
+    match = page.locator(".document").first.locator('details[data-section="match"]')
+    match.locator(":scope > summary").click()
+    rule = match.locator(".row").first
+    rule.get_by_label("API groups").fill('""')
+    rule.get_by_label("Resources").fill("pods")
+    expect(sample).to_have_value(re.compile(r"^apiVersion: v1\nkind: Pod\n"))
+    sample.fill(SHOP)
+    rule.get_by_label("Resources").fill("services")
+    expect(page.locator("#yaml-preview")).to_contain_text("- services")
+    expect(sample).to_have_value(SHOP)

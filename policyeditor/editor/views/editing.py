@@ -120,6 +120,8 @@ def _live_context(draft: Draft, parsed: ParsedForm, version: str, user: Any = No
         "gvk": "/".join(matched_gvk(parsed.documents, version)),
         "yaml": yaml,
         "comments": comments,
+        # Try it's sample follows the match rules as they are edited (while it is untouched).
+        "sample_object": dump_documents([sample_object(parsed.documents, version)]),
     }
 
 
