@@ -106,5 +106,12 @@
     lastSample = sample;
   });
 
+  // --- save results float under the toolbar: a success note goes away by itself -------------
+  document.body.addEventListener("htmx:afterSwap", (event) => {
+    if (event.detail.target?.id !== "save-status") return;
+    const note = event.detail.target.querySelector(".message-success");
+    if (note) setTimeout(() => note.remove(), 8000);
+  });
+
   countSections();
 })();
