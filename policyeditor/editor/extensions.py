@@ -46,6 +46,13 @@ class DraftReview:
     record_export: Callable[..., None]
     # (draft, team): put a draft in a team as it is (seed_demo), True when it was moved.
     join_team: Callable[[Draft, Any], bool]
+    # The URL the Try-it tab posts its inputs to for a read-only share link of the draft.
+    share_try_url: Callable[[Draft], str] | None = None
+    # (draft, user) -> the open review comments of the latest revision, each with `path` (the
+    # Kubernetes field path it is about), `author`, `body` and `url`, for showing at the fields.
+    field_comments: Callable[[Draft, Any], list[Any]] | None = None
+    # (draft, user) -> the URL the user posts a comment on a field to ('' when they may not).
+    comment_url: Callable[[Draft, Any], str] | None = None
 
 
 @dataclass(frozen=True)

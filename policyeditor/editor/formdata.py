@@ -121,6 +121,18 @@ class BoundField:
     def html_id(self) -> str:
         return "f-" + re.sub(r"[^A-Za-z0-9_-]", "-", self.name)
 
+    @property
+    def filled(self) -> bool:
+        """Whether the control shows a value (an advanced one then stays unfolded)."""
+        return bool(
+            self.raw
+            or self.value
+            or self.selected
+            or self.pairs
+            or self.rows
+            or any(child.filled for child in self.children)
+        )
+
 
 @dataclass
 class BoundDocument:

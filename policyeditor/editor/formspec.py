@@ -27,6 +27,8 @@ class Field:
     placeholder: str = ""
     datalist: str = ""  # id of a <datalist> with suggestions
     row_label: str = ""  # the "+ Add ..." noun for rows
+    # Shown behind the "More options" toggle of its section or row, open when it holds a value.
+    advanced: bool = False
 
 
 @dataclass(frozen=True)
@@ -51,16 +53,17 @@ def _rule_fields() -> tuple[Field, ...]:
             placeholder="deployments, pods/status",
             datalist="resources",
         ),
-        Field("resourceNames", "Resource names", "strings", placeholder="(any)"),
-        Field("scope", "Scope", "select", choices=SCOPES),
+        Field("resourceNames", "Resource names", "strings", placeholder="(any)", advanced=True),
+        Field("scope", "Scope", "select", choices=SCOPES, advanced=True),
     )
 
 
-def _selector(key: str, label: str) -> Field:
+def _selector(key: str, label: str, advanced: bool = False) -> Field:
     return Field(
         key,
         label,
         "group",
+        advanced=advanced,
         fields=(
             Field("matchLabels", "Match labels", "map"),
             Field(
@@ -93,20 +96,25 @@ def _match_fields(prefix: str) -> tuple[Field, ...]:
             "rows",
             fields=_rule_fields(),
             row_label="exclusion",
+            advanced=True,
         ),
         Field(
-            f"{prefix}.matchPolicy", "Match policy", "select", choices=("", "Equivalent", "Exact")
+            f"{prefix}.matchPolicy",
+            "Match policy",
+            "select",
+            choices=("", "Equivalent", "Exact"),
+            advanced=True,
         ),
         _selector(f"{prefix}.namespaceSelector", "Namespace selector"),
-        _selector(f"{prefix}.objectSelector", "Object selector"),
+        _selector(f"{prefix}.objectSelector", "Object selector", advanced=True),
     )
 
 
 def _metadata() -> tuple[Field, ...]:
     return (
         Field("metadata.name", "Name", placeholder="my-policy.example.com"),
-        Field("metadata.labels", "Labels", "map"),
-        Field("metadata.annotations", "Annotations", "map"),
+        Field("metadata.labels", "Labels", "map", advanced=True),
+        Field("metadata.annotations", "Annotations", "map", advanced=True),
     )
 
 
@@ -192,7 +200,7 @@ VALIDATION_SECTIONS: tuple[Section, ...] = (
                         "cel",
                         context="messageExpression",
                     ),
-                    Field("reason", "Reason", "select", choices=REASONS),
+                    Field("reason", "Reason", "select", choices=REASONS, advanced=True),
                 ),
             ),
         ),
@@ -265,7 +273,7 @@ def _binding_sections(mutating: bool) -> tuple[Section, ...]:
     spec += [
         Field("spec.paramRef.name", "Param name"),
         Field("spec.paramRef.namespace", "Param namespace"),
-        _selector("spec.paramRef.selector", "Param selector"),
+        _selector("spec.paramRef.selector", "Param selector", advanced=True),
         Field(
             "spec.paramRef.parameterNotFoundAction",
             "Parameter not found action",

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from policyeditor.editor.formdata import ParsedForm
 from policyeditor.engine import lint, manifests, validation
 from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs, mock_authorizer
+from policyeditor.engine.admission.request import AdmissionRequest
 from policyeditor.engine.defaulting import default_object
 from policyeditor.engine.errors import FieldError, InputError
+from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.objects import family
 from policyeditor.engine.versions import (
     introduced_in,
@@ -50,13 +53,56 @@ class Report:
         return not self.errors and not self.unavailable
 
     @property
+    def error_count(self) -> str:
+        """'2 errors' ('' when there are none)."""
+        return _count(len(self.errors), "error")
+
+    @property
+    def warning_count(self) -> str:
+        """'1 warning' ('' when there are none)."""
+        return _count(len(self.warnings), "warning")
+
+    @property
     def badge(self) -> str:
+        """The status in a few words, errors and warnings counted: "valid, 1 warning"."""
         if self.errors:
-            count = len(self.errors)
-            return f"{count} error{'s' if count != 1 else ''}"
-        if self.unavailable:
-            return "validation unavailable"
-        return f"valid for Kubernetes {self.version}"
+            head = self.error_count
+        elif self.unavailable:
+            head = "validation unavailable"
+        else:
+            head = f"valid for Kubernetes {self.version}"
+        return f"{head}, {self.warning_count}" if self.warnings else head
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'s' if number != 1 else ''}" if number else ""
+
+
+# A type-check warning as the type-checking controller writes it (validating/typechecking.go,
+# TypeChecker.Check: "<GroupVersionKind>: ERROR: <cel issue>" per checked kind).
+_TYPE_CHECK = re.compile(r"(?m)^\S[^\n]*Kind=[^\n]*: ERROR: ")
+
+
+def runtime_consequence(doc: dict, path: str, message: str) -> str:
+    """What a type-check warning means when the policy runs, in plain words ('' for others)."""
+    if not _TYPE_CHECK.search(message):
+        return ""
+    if path.endswith(".messageExpression"):
+        # validating/validator.go, Validate: a failed messageExpression falls back to message.
+        return (
+            "This messageExpression will fail at runtime: the API server then uses the static "
+            "message instead."
+        )
+    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    policy = spec.get("failurePolicy") if isinstance(spec, dict) else None
+    if policy == "Ignore":
+        effect = "with failurePolicy Ignore the check is skipped, so nothing is enforced."
+    else:
+        effect = (
+            "with failurePolicy Fail every matching request fails this validation "
+            "(denied under a Deny binding)."
+        )
+    return f"This expression will fail at runtime for the kinds named below: {effect}"
 
 
 def _version_issues(documents: list[dict], version: str) -> list[tuple[int, FieldError]]:
@@ -144,11 +190,12 @@ def validate(parsed: ParsedForm, version: str, static: bool = False) -> Report:
             )
         )
     for index, warning in warnings:
+        consequence = runtime_consequence(parsed.documents[index], warning.path, warning.message)
         report.warnings.append(
             Issue(
                 index,
                 warning.path,
-                warning.message,
+                f"{consequence}\n{warning.message}" if consequence else warning.message,
                 parsed.target_for(index, warning.path) or _doc_target(parsed, index),
                 level="warning",
             )
@@ -181,6 +228,41 @@ class TryOutcome:
     result: dict[str, Any] | None = None
     problems: list[str] = field(default_factory=list)
     input_object: dict | None = None
+    # The request as it was evaluated: its operation (and whether it was inferred), and which
+    # namespace object it saw, in words.
+    operation: str = ""
+    operation_inferred: bool = False
+    namespace: str = ""
+    namespace_note: str = ""
+
+
+def _namespace_used(namespace: str, given: Any, documents: list[dict]) -> tuple[Any, str]:
+    """The namespace object for a request in `namespace`, and a sentence saying which it is."""
+    if not namespace:
+        return None, "The object is cluster-scoped: there is no namespace object (null)."
+    for doc in documents:
+        if doc.get("kind") == "Namespace" and object_at(doc, "metadata").get("name") == namespace:
+            if isinstance(given, dict) and object_at(given, "metadata").get("name") == namespace:
+                break
+            return None, f"namespaceObject: the Namespace {namespace} among the draft's documents."
+    given_name = object_at(given, "metadata").get("name") if isinstance(given, dict) else None
+    if given_name == namespace:
+        return given, f"namespaceObject: the Namespace {namespace} given below."
+    # The request is in the object's namespace, whatever Namespace was pasted: a Namespace of
+    # another name is not the one the API server would read (the namespace lister's Get).
+    bare = {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": namespace, "labels": {"kubernetes.io/metadata.name": namespace}},
+    }
+    if given_name:
+        why = f"the Namespace given below is {given_name}, not {namespace}"
+    else:
+        why = "no Namespace was given"
+    return bare, (
+        f"namespaceObject: a bare Namespace {namespace} (only its kubernetes.io/metadata.name "
+        f"label), since {why}; paste Namespace {namespace} to give it labels."
+    )
 
 
 def _one_object(text: str, label: str) -> tuple[Any, str | None]:
@@ -250,6 +332,19 @@ def try_it(documents: list[dict], inputs: TryInputs, version: str) -> TryOutcome
     if values["params"] is not None:
         evaluation.params = values["params"]
     try:
+        request = AdmissionRequest.build(
+            object=values["object"],
+            old_object=values["old_object"],
+            operation=inputs.operation or None,
+            user_info=user_info,
+            overrides=overrides,
+            version=version,
+        )
+        outcome.operation, outcome.operation_inferred = request.operation, not inputs.operation
+        outcome.namespace = request.namespace
+        evaluation.namespace_object, outcome.namespace_note = _namespace_used(
+            request.namespace, values["namespace_object"], documents
+        )
         result = evaluate_inputs(evaluation)
     except InputError as exc:
         outcome.problems.append(str(exc))

@@ -214,3 +214,21 @@ class DraftCrdPin(models.Model):
 
     def __str__(self) -> str:
         return f"CRDs pinned by draft {self.draft_id}"
+
+
+class TryInput(models.Model):
+    """One user's Try-it inputs of a draft (object, oldObject, params, request...), kept on reload."""
+
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="try_inputs")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # The Try-it form's fields by name (try_object, try_operation, ...), as posted.
+    inputs = models.JSONField(default=dict)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["draft", "user"], name="try_input_one_per_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.draft.name} Try-it inputs of {self.user}"

@@ -98,3 +98,46 @@ def record_export(user, draft: Draft, number: int, *, part: str, approved: bool)
     hooks = extensions.review()
     if hooks is not None:
         hooks.record_export(user, draft, number, part=part, approved=approved)
+
+
+def share_try_url(draft: Draft) -> str:
+    """Where the Try-it tab creates a read-only link with its inputs ('' without the review app)."""
+    hooks = extensions.review()
+    if hooks is None or hooks.share_try_url is None:
+        return ""
+    try:
+        return hooks.share_try_url(draft)
+    except NoReverseMatch:
+        return ""
+
+
+@dataclass
+class FieldComment:
+    """An open review thread about one field, placed at the form control that shows it."""
+
+    doc_index: int
+    path: str
+    author: str
+    body: str
+    url: str
+    replies: int = 0
+    target: str = ""
+
+
+def field_comments(draft: Draft, user) -> list[FieldComment]:
+    """The open field threads of the draft's latest revision ([] without the review app)."""
+    hooks = extensions.review()
+    if hooks is None or hooks.field_comments is None:
+        return []
+    return [FieldComment(**found) for found in hooks.field_comments(draft, user)]
+
+
+def comment_url(draft: Draft, user) -> str:
+    """Where the user posts a comment on a field ('' when they may not, or without review)."""
+    hooks = extensions.review()
+    if hooks is None or hooks.comment_url is None:
+        return ""
+    try:
+        return hooks.comment_url(draft, user)
+    except NoReverseMatch:
+        return ""

@@ -28,6 +28,21 @@ class Starter:
         """A fresh copy of the starter's Kubernetes documents."""
         return load_documents(self.text, source=f"{self.slug}.yaml")
 
+    def expressions(self) -> list[str]:
+        """The starter's CEL expressions (validations, mutations), for the gallery's preview."""
+        found = []
+        for doc in self.documents():
+            spec = doc.get("spec")
+            if not isinstance(spec, dict):
+                continue
+            for item in spec.get("validations") or []:
+                found.append(str(item.get("expression", "")))
+            for item in spec.get("mutations") or []:
+                for key in ("applyConfiguration", "jsonPatch"):
+                    if isinstance(item.get(key), dict):
+                        found.append(str(item[key].get("expression", "")))
+        return [text.strip() for text in found if text.strip()]
+
 
 def _header(text: str) -> dict[str, str]:
     """The `# key: value` comment lines at the top of a starter file."""
@@ -64,8 +79,36 @@ def get_starter(slug: str) -> Starter | None:
     return next((s for s in starters() if s.slug == slug), None)
 
 
+def scratch_documents(kind: str, name: str, version: str = DEFAULT_VERSION) -> list[dict]:
+    """A blank policy (only its name) and its binding: "From scratch" starts empty.
+
+    The form then shows the required fields as errors to fill; the minimal working policy of
+    blank_documents stays for the gallery and the tests.
+    """
+    kind = Kind(kind)
+    policy_kind = POLICY_KINDS[kind]
+    api = preferred_api_version(policy_kind, version) or "v1"
+    binding_spec: dict = {"policyName": name}
+    if kind == Kind.VAP:
+        binding_spec["validationActions"] = ["Deny"]
+    return [
+        {
+            "apiVersion": f"{ADMISSION_GROUP}/{api}",
+            "kind": policy_kind,
+            "metadata": {"name": name},
+            "spec": {},
+        },
+        {
+            "apiVersion": f"{ADMISSION_GROUP}/{api}",
+            "kind": f"{policy_kind}Binding",
+            "metadata": {"name": f"{name}-binding"},
+            "spec": binding_spec,
+        },
+    ]
+
+
 def blank_documents(kind: str, name: str, version: str = DEFAULT_VERSION) -> list[dict]:
-    """A minimal policy and binding of `kind` (VAP or MAP) for a draft started from scratch."""
+    """A minimal policy and binding of `kind` (VAP or MAP) that passes validation."""
     kind = Kind(kind)
     policy_kind = POLICY_KINDS[kind]
     api = preferred_api_version(policy_kind, version) or "v1"

@@ -16,6 +16,7 @@ from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.diff import CONTEXT
 from policyeditor.engine.manifests.linediff import DiffTooLarge, Opcode, line_opcodes, unified
 from policyeditor.engine.manifests.loading import dump_documents
+from policyeditor.engine.manifests.positions import field_positions
 from policyeditor.engine.objects import kind_of, name_of, namespace_of
 
 # A changed line pair longer than this (characters multiplied) is highlighted whole: the
@@ -41,6 +42,8 @@ class Row:
     right_no: int | None = None
     right: list[Segment] = field(default_factory=list)
     skipped: int = 0  # for kind == "skip": how many unchanged lines are folded
+    # The field the new side's line writes (spec.validations[0].expression), for commenting on it.
+    right_path: str = ""
 
 
 @dataclass
@@ -195,6 +198,19 @@ def _equal(lines: list[str], i: int, j: int) -> Row:
     return Row("equal", i + 1, [Segment(lines[i])], j + 1, [Segment(lines[i])])
 
 
+def line_paths(text: str) -> dict[int, str]:
+    """For each line of one document's YAML, the deepest field path written on it."""
+    try:
+        positions = field_positions(text)
+    except Exception:  # a comment anchor is a convenience: never fail the diff over it
+        return {}
+    found: dict[int, str] = {}
+    for path, (line, _) in (positions[0] if positions else {}).items():
+        if path and len(path) > len(found.get(line, "")):
+            found[line] = path
+    return found
+
+
 def diff_document(
     old: Any, new: Any, *, label: str, old_name: str = "old", new_name: str = "new"
 ) -> DocumentDiff:
@@ -221,6 +237,10 @@ def diff_document(
     )
     text = "\n".join(lines)
     rows = _rows(old_lines, new_lines, opcodes)
+    if new is not None:
+        paths = line_paths(new_text)
+        for row in rows:
+            row.right_path = paths.get(row.right_no or 0, "")
     added = sum(1 for row in rows if row.kind in ("insert", "change"))
     removed = sum(1 for row in rows if row.kind in ("delete", "change"))
     return DocumentDiff(

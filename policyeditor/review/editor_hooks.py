@@ -6,7 +6,8 @@ from django.urls import reverse
 
 from policyeditor.editor import extensions
 from policyeditor.editor.models import Draft
-from policyeditor.review import audit, bundle, permissions, testcases, workflow
+from policyeditor.review import audit, bundle, comments, permissions, testcases, workflow
+from policyeditor.review.diffs import document_label
 from policyeditor.review.models import Action, DraftWorkflow, SavedTestCase
 from policyeditor.teams.models import Team
 
@@ -43,6 +44,40 @@ def saved(draft: Draft) -> list[SavedTestCase]:
     return list(draft.saved_test_cases.order_by("created", "pk"))
 
 
+def field_comments(draft: Draft, user) -> list[dict]:
+    """The open field threads of the draft's latest revision, for showing at the editor's fields."""
+    if not permissions.can_view(user, draft):
+        return []
+    found = []
+    revision = draft.revisions.filter(number=draft.revision).first()
+    if revision is None:
+        return []
+    labels = [document_label(doc, i) for i, doc in enumerate(revision.documents or [])]
+    for thread in comments.threads_for(draft, revision):
+        root = thread.root
+        if thread.resolved or not root.field_path:
+            continue
+        index = labels.index(root.document) if root.document in labels else 0
+        found.append(
+            {
+                "doc_index": index,
+                "path": root.field_path,
+                "author": root.author.get_username() if root.author else "someone",
+                "body": root.body,
+                "replies": len(thread.replies),
+                "url": root.get_absolute_url(),
+            }
+        )
+    return found
+
+
+def comment_url(draft: Draft, user) -> str:
+    """Where the editor posts a comment on a field ('' when the user may not comment)."""
+    if not permissions.can_comment(user, draft):
+        return ""
+    return reverse("review:field_comment", args=[draft.pk])
+
+
 EXTENSION = extensions.Extension(
     app="policyeditor.review",
     access=extensions.DraftAccess(
@@ -58,6 +93,9 @@ EXTENSION = extensions.Extension(
         approved_revision=workflow.approved_revision,
         record_export=record_export,
         join_team=join_team,
+        share_try_url=lambda draft: reverse("review:share_try", args=[draft.pk]),
+        field_comments=field_comments,
+        comment_url=comment_url,
     ),
     cases=extensions.SavedCases(
         saved=saved,

@@ -208,7 +208,8 @@ class Notification(models.Model):
 
 
 def _new_token() -> str:
-    return secrets.token_urlsafe(24)
+    # Short enough to read out or paste in a chat, still 96 random bits.
+    return secrets.token_urlsafe(12)
 
 
 class ShareLink(models.Model):
@@ -221,6 +222,8 @@ class ShareLink(models.Model):
     )
     created = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # The Try-it inputs shared with the revision (the editor's try_* fields), empty for a plain link.
+    try_inputs = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-created", "-pk"]

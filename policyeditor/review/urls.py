@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from policyeditor.review.views import actions, cases, impact, inbox, revisions, shares
+from policyeditor.review.views import actions, cases, editor_side, impact, inbox, revisions, shares
 from policyeditor.teams import views as teams
 
 app_name = "review"
@@ -52,6 +52,13 @@ urlpatterns = [
         name="impact_try",
     ),
     path("comments/<int:comment_id>/resolve/", actions.resolve, name="resolve"),
+    path("drafts/<int:pk>/try-share/", editor_side.share_try, name="share_try"),
+    path(
+        "drafts/<int:pk>/try-share/<str:token>/revoke/",
+        editor_side.revoke_try_share,
+        name="revoke_try_share",
+    ),
+    path("drafts/<int:pk>/field-comment/", editor_side.field_comment, name="field_comment"),
     path("s/<str:token>/", shares.shared, name="shared"),
     path("s/<str:token>/revoke/", actions.revoke_share, name="revoke_share"),
 ]

@@ -270,11 +270,13 @@ def export_approved(user, draft: Draft) -> tuple[Revision, str]:
     return revision, export_revision(user, draft, revision)
 
 
-def create_share_link(user, draft: Draft, revision: Revision) -> ShareLink:
-    """A read-only link to one revision for the team."""
+def create_share_link(
+    user, draft: Draft, revision: Revision, *, try_inputs: dict | None = None
+) -> ShareLink:
+    """A read-only link to one revision for the team (with Try-it inputs to replay, if given)."""
     if not can_view(user, draft) or revision.draft_id != draft.pk:
         raise NotAllowed("You cannot share this draft.")
-    link = ShareLink.objects.create(revision=revision, created_by=user)
+    link = ShareLink.objects.create(revision=revision, created_by=user, try_inputs=try_inputs or {})
     audit.record(Action.SHARED, actor=user, draft=draft, revision_number=revision.number)
     return link
 

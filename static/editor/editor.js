@@ -62,7 +62,11 @@
     changed();
   });
 
-  form.addEventListener("input", () => { dirty = true; });
+  form.addEventListener("input", (e) => {
+    dirty = true;
+    delete e.target.closest?.(".row[data-quiet]")?.dataset.quiet;
+  });
+  form.addEventListener("change", (e) => { delete e.target.closest?.(".row[data-quiet]")?.dataset.quiet; });
 
   // Resource picker: choosing a built-in resource fills the rule's empty group and version.
   form.addEventListener("change", (e) => {
@@ -108,15 +112,31 @@
       delete el.dataset.errorLine;
       delete el.dataset.errorColumn;
     });
-    form.querySelectorAll("details.section").forEach((d) => d.classList.remove("has-errors"));
+    form.querySelectorAll("details.section").forEach((d) => d.classList.remove("has-errors", "has-comments"));
     form.querySelectorAll(".section-count").forEach((c) => { c.textContent = ""; });
     document.querySelectorAll("#live .issue[data-for]").forEach((item) => {
       const target = item.dataset.for;
       if (!target) return;
       const box = form.querySelector(`.live-errors[data-errors-for="${CSS.escape(target)}"]`);
       if (!box) return;
-      const p = document.createElement("p");
+      // A row added but not yet typed in stays quiet: its "Required value" is no news.
+      if (box.closest(".row[data-quiet]")) { item.classList.add("placed", "quiet"); return; }
       const level = item.dataset.level;
+      if (level === "comment") {
+        // A reviewer's open thread about this field: shown where the author fixes it.
+        const note = document.createElement("div");
+        note.className = "field-comment";
+        const who = document.createElement("strong");
+        who.textContent = `${item.dataset.author}: `;
+        const link = Object.assign(document.createElement("a"), { href: item.dataset.url, textContent: "thread" });
+        note.append(who, item.querySelector(".issue-text").textContent, " ", link);
+        box.appendChild(note);
+        item.classList.add("placed");
+        const section = box.closest("details.section");
+        if (section) section.classList.add("has-comments");
+        return;
+      }
+      const p = document.createElement("p");
       p.className = level === "warning" ? "field-warning" : "field-error";
       p.textContent = item.querySelector(".issue-text").textContent;
       box.appendChild(p);
@@ -137,7 +157,13 @@
           const count = section.querySelector(".section-count");
           count.textContent = String((parseInt(count.textContent || "0", 10) || 0) + 1);
         }
+        const more = box.closest("details.more-options");
+        if (more) more.open = true;
       }
+    });
+    // Each issue shows once: at its field, or in the summary when no field shows its path.
+    document.querySelectorAll("#live details.problems").forEach((summary) => {
+      summary.hidden = !summary.querySelector(".issue:not(.placed)");
     });
     document.dispatchEvent(new CustomEvent("cel:repaint"));
   };
@@ -229,6 +255,9 @@
       saveServer();
       document.body.dispatchEvent(new CustomEvent("editor:validated"));
     } else if (target.id === "documents" || target.closest?.(".rows-list")) {
+      if (target.matches?.(".rows-list") && target.lastElementChild?.matches(".row")) {
+        target.lastElementChild.dataset.quiet = "1";
+      }
       initCel(target);
       renumber(form);
       changed();

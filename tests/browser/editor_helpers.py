@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import Locator, expect
+from playwright.sync_api import Locator, Page, expect
 
 
 def cel_host(textarea: Locator) -> Locator:
@@ -28,3 +28,19 @@ def fill_cel(textarea: Locator, text: str) -> None:
 
 # Two cores run the server, chromium and the tests: allow live updates a little longer.
 expect.set_options(timeout=10_000)
+
+
+def open_minimal_draft(page: Page, name: str, kind: str = "VAP", username: str = "alice") -> None:
+    """Open a new draft holding the minimal working policy of `kind` (blank_documents).
+
+    "From scratch" starts blank; tests about editing a working policy start from this one.
+    """
+    from django.contrib.auth import get_user_model
+
+    from policyeditor.editor.services import create_draft
+    from policyeditor.editor.starters import blank_documents
+
+    user = get_user_model().objects.get(username=username)
+    draft = create_draft(user, blank_documents(kind, name), kind=kind)
+    page.goto(f"/drafts/{draft.pk}/")
+    expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")

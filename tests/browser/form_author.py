@@ -68,6 +68,20 @@ def set_field(scope: Locator, spec: Field, prefix: str, obj: dict) -> None:
     name = f"{prefix}.{spec.key}"
     value = _get(obj, spec.key)
     box = _control(scope, name)
+    if spec.advanced:
+        # Advanced fields sit behind their section's (or row's) "More options" toggle: a user
+        # leaves it folded when there is nothing to set or clear there.
+        empty = box.evaluate(
+            """el => ![...el.querySelectorAll('input, select, textarea')].some((c) =>
+                   c.type === 'hidden' ? false : c.type === 'checkbox' ? c.checked : c.value)
+                 && !el.querySelector('.row, .kv')"""
+        )
+        if value is None and empty:
+            return
+        more = box.locator("xpath=ancestor::details[contains(@class,'more-options')][1]")
+        if more.get_attribute("open") is None:
+            more.locator(":scope > summary").click()
+        expect(more).to_have_attribute("open", "")
     widget = spec.widget
     if widget == "text":
         box.locator("input").fill("" if value is None else str(value))

@@ -119,3 +119,19 @@ def test_int_and_float_with_the_same_value_are_equal_like_in_yaml():
     old["spec"]["x"] = 1
     new["spec"]["x"] = 1.0
     assert not diff_revisions([old], [new]).changed
+
+
+def test_each_line_of_a_document_names_the_deepest_field_it_writes():
+    from policyeditor.review.diffs import diff_document, line_paths
+
+    text = "spec:\n  validations:\n  - expression: a\n    message: b\n"
+    assert line_paths(text) == {
+        1: "spec",
+        2: "spec.validations",
+        3: "spec.validations[0].expression",
+        4: "spec.validations[0].message",
+    }
+    old = {"spec": {"validations": [{"expression": "a"}]}}
+    new = {"spec": {"validations": [{"expression": "b"}]}}
+    changed = [r for r in diff_document(old, new, label="x").rows if r.kind == "change"]
+    assert [r.right_path for r in changed] == ["spec.validations[0].expression"]

@@ -3,51 +3,45 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 
 from django import template
 from django.utils.html import format_html
 
-from policyeditor.engine import schemas
-from policyeditor.engine.objects import ADMISSION_GROUP
+from policyeditor.editor.fieldhelp import field_doc, reference_url, short_help
 
 register = template.Library()
 
 
-@lru_cache(maxsize=512)
-def help_text(kind: str, key_path: str) -> str:
-    """The OpenAPI description of a field of a policy kind ('' when the schemas lack it)."""
-    path = key_path.replace("/", ".")
-    for api in ("v1", "v1beta1", "v1alpha1"):
-        try:
-            doc = schemas.field_doc(ADMISSION_GROUP, api, kind, path)
-        except Exception:  # help is a nicety: a schema problem must never break the form
-            doc = None
-        if doc:
-            return doc
-    return ""
-
-
-def _first_sentence(text: str) -> str:
-    head = text.split("\n", 1)[0]
-    end = head.find(". ")
-    return head[: end + 1] if 0 < end < 220 else head[:220]
-
-
 @register.simple_tag
 def field_help(bound) -> str:
-    """A one-line help under a control, with the full description folded behind it."""
-    text = help_text(bound.kind, bound.key_path)
-    if not text:
+    """One line of help under a control, specific to the field and the kind, and a "more" link."""
+    short = short_help(bound.kind, bound.key_path)
+    if not short:
         return ""
-    short = _first_sentence(text)
-    if short == text.strip():
+    url = reference_url(bound.kind)
+    if not url:
         return format_html('<p class="help">{}</p>', short)
+    full = field_doc(bound.kind, bound.key_path)
     return format_html(
-        '<details class="help"><summary>{}</summary><div class="help-full">{}</div></details>',
+        '<p class="help"><span class="help-text" title="{}">{}</span> <a class="help-more" '
+        'href="{}" target="_blank" rel="noopener" title="{}">more</a></p>',
         short,
-        text,
+        short,
+        url,
+        full or short,
     )
+
+
+@register.filter
+def split_advanced(fields: list) -> dict:
+    """A section's or row's controls split into the usual ones and those behind "More options"."""
+    advanced = [bf for bf in fields if bf.field.advanced]
+    return {
+        "basic": [bf for bf in fields if not bf.field.advanced],
+        "advanced": advanced,
+        "open": any(bf.filled for bf in advanced),
+        "names": ", ".join(bf.field.label.lower() for bf in advanced),
+    }
 
 
 @register.filter

@@ -13,7 +13,7 @@ from policyeditor.editor.access import visible_drafts
 from policyeditor.editor.forms import SORTS, DraftFilterForm, ImportForm, NewDraftForm
 from policyeditor.editor.quotas import QuotaExceeded
 from policyeditor.editor.services import DraftInputError, create_draft
-from policyeditor.editor.starters import blank_documents, get_starter, starters
+from policyeditor.editor.starters import get_starter, scratch_documents, starters
 
 PAGE_SIZE = 20
 
@@ -51,7 +51,7 @@ def draft_new(request: HtmxHttpRequest) -> HttpResponse:
     form = NewDraftForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        docs = blank_documents(data["kind"], data["name"], data["kubernetes_version"])
+        docs = scratch_documents(data["kind"], data["name"], data["kubernetes_version"])
         try:
             draft = create_draft(
                 request.user, docs, kind=data["kind"], kubernetes_version=data["kubernetes_version"]

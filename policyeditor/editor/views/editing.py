@@ -15,7 +15,7 @@ from django_htmx.http import reswap, trigger_client_event
 
 from policyeditor.core.engine_gate import EngineLimit, deadline_for, start_engine
 from policyeditor.core.htmx import HtmxHttpRequest
-from policyeditor.editor import autosaves, live
+from policyeditor.editor import autosaves, live, try_store
 from policyeditor.editor.access import can_edit, get_draft_for
 from policyeditor.editor.case_runs import validate_form as validate_form_call
 from policyeditor.editor.completion import matched_gvk
@@ -29,7 +29,12 @@ from policyeditor.editor.formdata import (
 )
 from policyeditor.editor.formspec import find_field
 from policyeditor.editor.models import Draft
-from policyeditor.editor.reviewing import review_state
+from policyeditor.editor.reviewing import (
+    comment_url,
+    field_comments,
+    review_state,
+    share_try_url,
+)
 from policyeditor.editor.samples import sample_namespace, sample_object
 from policyeditor.editor.services import Conflict, DraftInputError, save_draft
 from policyeditor.editor.yamlassist import diagnostics, readable
@@ -124,8 +129,16 @@ def base_source(request: HtmxHttpRequest, draft: Draft) -> str:
 
 
 def _live_context(
-    draft: Draft, parsed: ParsedForm, version: str, static: bool = False, base: str = ""
+    draft: Draft,
+    parsed: ParsedForm,
+    version: str,
+    static: bool = False,
+    base: str = "",
+    user: Any = None,
 ) -> dict:
+    comments = field_comments(draft, user) if user is not None else []
+    for comment in comments:
+        comment.target = parsed.target_for(comment.doc_index, comment.path)
     with draft_layer(draft) as crds:
         report = start_validation(parsed, version, static, crds)
         try:
@@ -143,6 +156,9 @@ def _live_context(
         "documents_json": json.dumps(parsed.documents),
         "gvk": gvk,
         "yaml": yaml,
+        "comments": comments,
+        # Try it's sample follows the match rules as they are edited (while it is untouched).
+        "sample_object": dump_documents([sample_object(parsed.documents, version)]),
     }
 
 
@@ -160,6 +176,7 @@ def _page_values(draft: Draft, documents: list[dict], version: str) -> dict:
         "draft": draft,
         "documents": bound,
         "versions": KUBERNETES_VERSIONS,
+        "operations": ("CREATE", "UPDATE", "DELETE", "CONNECT"),
         "version": version,
         "resources": _resources(version),
         "sample_object": dump_documents([sample_object(documents, version)]),
@@ -194,7 +211,20 @@ def draft_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         context.update(autosave=kept, autosave_json=json.dumps(kept.documents) if kept else "")
     context["review"] = review_state(draft)
     context.update(_export_urls(request, draft))
+    context["try_values"] = try_values(context, try_store.recall(draft, request.user))
+    context["share_try_url"] = share_try_url(draft)
+    context["comment_url"] = comment_url(draft, request.user)
     return render(request, "editor/draft_edit.html", context)
+
+
+def try_values(context: dict, kept: dict) -> dict:
+    """The Try-it form's values: the user's kept inputs, else samples for this draft."""
+    values = {
+        "try_object": context["sample_object"],
+        "try_namespace_object": context["sample_namespace"],
+    }
+    values.update({k: v for k, v in kept.items() if k.startswith("try_")})
+    return values
 
 
 @require_POST
@@ -205,7 +235,9 @@ def draft_validate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     parsed = parse_post(request.POST)
     version = posted_version(request, draft)
     static = posted_static(request, draft)
-    context = _live_context(draft, parsed, version, static, base_source(request, draft))
+    context = _live_context(
+        draft, parsed, version, static, base_source(request, draft), user=request.user
+    )
     return render(request, "editor/live.html", context)
 
 
@@ -339,6 +371,7 @@ def draft_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         page = _page_context(draft, parsed.documents, version)
         page.update(context, can_edit=True, review=review_state(draft))
         page.update(_export_urls(request, draft))
+        page["try_values"] = try_values(page, try_store.recall(draft, request.user))
         return render(request, "editor/draft_edit.html", page, status=status)
     response = render(request, "editor/save_status.html", context, status=status)
     if context["saved"]:

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 
 from policyeditor.core.engine_gate import EngineLimit, deadline_for, run_engine
 from policyeditor.core.htmx import HtmxHttpRequest
-from policyeditor.editor import live
+from policyeditor.editor import live, try_store
 from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.case_runs import try_form
 from policyeditor.editor.crds import draft_crds
@@ -72,12 +72,38 @@ def evaluate_form(
 def draft_try(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Evaluate the posted documents against the posted Try-it inputs; always 200."""
     draft = get_draft_for(request.user, pk)
+    try_store.remember(draft, request.user, request.POST)
     parsed = parse_post(request.POST)
     version = posted_version(request, draft)
     outcome = evaluate_form(parsed, try_inputs(request.POST), version, draft_crds(draft))
+    return render(request, "editor/try_result.html", result_context(draft, outcome))
+
+
+def evaluate_documents(
+    documents: list[dict], inputs: live.TryInputs, version: str, crds: list[dict] | None = None
+) -> live.TryOutcome:
+    """The Try-it outcome of saved documents (a shared revision), in the isolation pool."""
+    crds = crds or []
+    try:
+        return run_engine(
+            try_form, documents, inputs, version, crds, timeout=deadline_for([*documents, *crds])
+        )
+    except EngineLimit as exc:
+        return live.TryOutcome(problems=[exc.message])
+
+
+def stored_inputs(kept: dict) -> live.TryInputs:
+    """Try-it inputs kept as stored (try_store.inputs_of), checkboxes as booleans."""
+    post = {k: v for k, v in kept.items() if isinstance(v, str)}
+    post.update({k: "on" for k, v in kept.items() if v is True})
+    return try_inputs(post)
+
+
+def result_context(draft, outcome: live.TryOutcome) -> dict:
+    """What try_result.html shows of an outcome."""
     result = outcome.result or {}
     mutated = result.get("object")
-    context = {
+    return {
         "draft": draft,
         "outcome": outcome,
         "result": result,
@@ -87,4 +113,3 @@ def draft_try(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         "diff": _diff_lines(outcome.input_object, mutated) if draft.kind == "MAP" else [],
         "result_json": json.dumps(result, indent=2) if result else "",
     }
-    return render(request, "editor/try_result.html", context)

@@ -7,6 +7,8 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from policyeditor.core.htmx import HtmxHttpRequest
+from policyeditor.editor.crds import draft_crds
+from policyeditor.editor.views import trying
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import testcases, workflow
 from policyeditor.review.models import ShareLink
@@ -32,4 +34,11 @@ def shared(request: HtmxHttpRequest, token: str) -> HttpResponse:
         "approved": workflow.approved_revision(draft),
         "tests": testcases.report_for(draft, revision, baseline=None),
     }
+    if link.try_inputs:
+        # The shared Try-it inputs are replayed on the shared revision, read-only.
+        inputs = trying.stored_inputs(link.try_inputs)
+        outcome = trying.evaluate_documents(
+            revision.documents, inputs, revision.kubernetes_version, draft_crds(draft)
+        )
+        context.update(trying.result_context(draft, outcome), try_inputs=inputs)
     return render(request, "review/shared.html", context)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
@@ -11,6 +12,14 @@ from policyeditor.editor.models import Draft
 from policyeditor.editor.services import save_draft
 from policyeditor.editor.starters import get_starter
 from tests.editor.formhtml import form_data, postable
+
+
+def _badge_text(html: str) -> str:
+    """The status badge's text as a reader sees it (its counts are buttons)."""
+    found = re.search(r'<span id="status-badge".*?>(.*?)</span>\s*(?:<pre|$)', html, re.S)
+    assert found, html
+    return re.sub(r"<[^>]+>", "", found.group(1)).strip()
+
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +89,7 @@ def test_live_validation_of_a_valid_draft_says_valid_for_the_target_version(
         postable(data),
         headers=htmx_headers,
     )
-    assert b"valid for Kubernetes 1.34" in response.content
+    assert "valid for Kubernetes 1.34" in _badge_text(response.content.decode())
 
 
 def test_changing_the_target_version_flags_what_that_version_lacks(
@@ -294,4 +303,6 @@ def test_type_check_warnings_are_shown_at_the_field_without_blocking(
     html = response.content.decode()
     assert f'data-for="{field}" data-level="warning"' in html
     assert "undefined field &#x27;replicaz&#x27;" in html
-    assert "valid for Kubernetes 1.37" in html
+    # Valid, and honest about the warning; the warning says what it means when the policy runs.
+    assert _badge_text(html) == "valid for Kubernetes 1.37, 1 warning"
+    assert "This expression will fail at runtime" in html
