@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.editor_helpers import fill_cel
+from tests.browser.editor_helpers import fill_cel, open_minimal_draft
 from tests.conftest import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -13,12 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_a_lint_warning_shows_at_its_field_and_the_badge_counts_it(alice_page):
     page = alice_page
-    page.goto("/drafts/new/")
-    page.get_by_label("ValidatingAdmissionPolicy").check()
-    page.get_by_label("Policy name").fill("labels.example.com")
-    page.get_by_role("button", name="Create draft").click()
-    page.wait_for_url("**/drafts/*/")
-    expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
+    open_minimal_draft(page, "labels.example.com")
     expression = page.locator('details[data-section="validations"] textarea.cel').first
     fill_cel(expression, "has(object.metadata.labels.team)")
     warning = page.locator('details[data-section="validations"] .live-errors .field-warning').first

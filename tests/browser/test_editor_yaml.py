@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from policyeditor.editor.models import Draft
-from tests.browser import editor_helpers  # noqa: F401 - its longer expect() timeout for 2 cores
+from tests.browser.editor_helpers import open_minimal_draft
 from tests.conftest import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -32,12 +32,8 @@ spec:
 
 
 def _new_vap(page, name: str = "replicas.example.com") -> None:
-    page.goto("/drafts/new/")
-    page.get_by_label("ValidatingAdmissionPolicy").check()
-    page.get_by_label("Policy name").fill(name)
-    page.get_by_role("button", name="Create draft").click()
-    page.wait_for_url("**/drafts/*/")
-    expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
+    # "From scratch" is blank: start from the minimal working policy.
+    open_minimal_draft(page, name)
 
 
 def _open_yaml(page, text: str | None = None):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from unittest import mock
 
 from django.core.management import call_command
@@ -12,7 +13,14 @@ from django_tasks_db.models import DBTaskResult
 def work() -> None:
     """Run every queued task, then stop; a task that raised fails the test with its traceback."""
     # The worker closes connections it thinks stale, which inside a test's transaction is every one.
-    with mock.patch.object(db_worker, "close_old_connections", lambda: None):
-        call_command("db_worker", batch=True, no_startup_delay=True, verbosity=0)
+    # It also installs SIGINT/SIGTERM handlers that exit: put the process's own back afterwards, or
+    # a later test's Ctrl-C in this process would end in SystemExit.
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with mock.patch.object(db_worker, "close_old_connections", lambda: None):
+            call_command("db_worker", batch=True, no_startup_delay=True, verbosity=0)
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
     failed = list(DBTaskResult.objects.failed().values_list("traceback", flat=True))
     assert failed == [], failed[0]

@@ -203,8 +203,6 @@ def draft_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     context = _page_context(draft, draft.documents, draft.kubernetes_version)
     # An object another page chose for Try it (an impact run's row): shown once, then forgotten.
     chosen = request.session.pop(f"{TRY_OBJECT_SESSION_KEY}:{draft.pk}", None)
-    if isinstance(chosen, dict):
-        context["sample_object"] = dump_documents([chosen])
     context["can_edit"] = can_edit(request.user, draft)
     if context["can_edit"]:
         kept = autosaves.pending(draft, request.user)
@@ -212,6 +210,9 @@ def draft_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     context["review"] = review_state(draft)
     context.update(_export_urls(request, draft))
     context["try_values"] = try_values(context, try_store.recall(draft, request.user))
+    if isinstance(chosen, dict):
+        # The chosen object beats kept inputs, and is not the sample that follows the match rules.
+        context["try_values"]["try_object"] = dump_documents([chosen])
     context["share_try_url"] = share_try_url(draft)
     context["comment_url"] = comment_url(draft, request.user)
     return render(request, "editor/draft_edit.html", context)
