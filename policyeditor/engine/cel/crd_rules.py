@@ -182,8 +182,9 @@ def _with_field_path(path: str, field_path: Any) -> str:
 class _Run:
     """One custom resource's rule evaluation: its cost budget and errors."""
 
-    def __init__(self) -> None:
-        self.budget = CostBudget(RUNTIME_BUDGET)
+    def __init__(self, per_call_limit: int, budget: int) -> None:
+        self.limit = per_call_limit
+        self.budget = CostBudget(budget)
         self.errors: list[FieldError] = []
         self.stopped = False
 
@@ -205,7 +206,7 @@ class _Run:
             return  # a transition rule runs only where an old value exists
         shown = _type_name(schema)
         activation = Activation(object=value, old_object=old_value)
-        ok, result, _cost = rule.rule.program.execute(activation, self.budget, PER_CALL_LIMIT)
+        ok, result, _cost = rule.rule.program.execute(activation, self.budget, self.limit)
         if not ok:
             text = str(result)
             if text.startswith(BUDGET_MESSAGE) or self.budget.exhausted:
@@ -243,7 +244,7 @@ class _Run:
         target = _with_field_path(path, rule.source.get("fieldPath")) or "<nil>"
         detail = _default_message(rule.source)
         if rule.message is not None and rule.message.program is not None:
-            ok, text, _cost = rule.message.program.execute(activation, self.budget, PER_CALL_LIMIT)
+            ok, text, _cost = rule.message.program.execute(activation, self.budget, self.limit)
             # evalMessageExpression: a failing or empty message falls back to the rule's.
             if ok and isinstance(text, str) and text.strip() and "\n" not in text:
                 detail = text
@@ -305,11 +306,22 @@ def _root_view(obj: Any) -> Any:
     return view
 
 
-def rule_errors(obj: Any, schema: Any, old: Any = None) -> list[FieldError]:
-    """The failures of the CRD rules of schema on obj (old: the stored object on UPDATE)."""
+def rule_errors(
+    obj: Any,
+    schema: Any,
+    old: Any = None,
+    *,
+    per_call_limit: int = PER_CALL_LIMIT,
+    budget: int = RUNTIME_BUDGET,
+) -> list[FieldError]:
+    """The failures of the CRD rules of schema on obj (old: the stored object on UPDATE).
+
+    The limits are the API server's for CRD rules (k8s.io/apiserver/pkg/apis/cel/config.go,
+    PerCallLimit and RuntimeCELCostBudget, the budget shared by every rule of one object).
+    """
     if not isinstance(schema, dict):
         return []
-    run = _Run()
+    run = _Run(per_call_limit, budget)
     old_root = _MISSING if old is None else _root_view(old)
     run.node(schema, _root_view(obj), old_root, "")
     return run.errors
