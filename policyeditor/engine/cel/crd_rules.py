@@ -145,6 +145,19 @@ def crd_rule_errors(crd: Any) -> list[FieldError]:
     return errors
 
 
+def _same(first: Any, second: Any) -> bool:
+    """equality.Semantic.DeepEqual on JSON values: 1 and true, 1 and 1.0 differ."""
+    if type(first) is not type(second):
+        return False
+    if isinstance(first, dict):
+        return first.keys() == second.keys() and all(_same(v, second[k]) for k, v in first.items())
+    if isinstance(first, list):
+        return len(first) == len(second) and all(
+            _same(a, b) for a, b in zip(first, second, strict=True)
+        )
+    return bool(first == second)
+
+
 def _type_name(schema: dict[str, Any]) -> str:
     kind = schema.get("type")
     return kind if isinstance(kind, str) else ""
@@ -240,6 +253,10 @@ class _Run:
                 )
             return
         if result is True:
+            return
+        if not rule.uses_old_self and old is not _MISSING and _same(old, value):
+            # Validation ratcheting (CRDValidationRatcheting, on since 1.30): an unchanged value
+            # keeps passing on UPDATE (validation.go, Validate: correlation.shouldRatchetError).
             return
         target = _with_field_path(path, rule.source.get("fieldPath")) or "<nil>"
         detail = _default_message(rule.source)

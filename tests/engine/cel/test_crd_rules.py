@@ -272,3 +272,17 @@ def test_a_crd_with_good_rules_loads():
     assert schema is not None
     assert _texts(rule_errors(_obj(size=1), schema)) == ['spec: Invalid value: "object": m']
     assert rule_errors(_obj(size=2), schema) == []
+
+
+def test_an_unchanged_value_keeps_passing_on_update_as_validation_ratcheting_allows():
+    schema = _schema(size_rules=[{"rule": "self < 10", "message": "under 10"}])
+    assert rule_errors(_obj(size=12), schema, _obj(size=12)) == []
+    assert _texts(rule_errors(_obj(size=13), schema, _obj(size=12))) == [
+        'spec.size: Invalid value: "integer": under 10'
+    ]
+    # Only values that are really the same ratchet (1.0 is not 1 to the API server).
+    schema = _schema(spec_rules=[{"rule": "self.size < 1", "message": "small"}])
+    assert len(rule_errors(_obj(size=1), schema, _obj(size=1.0))) == 1
+    # A transition rule is never ratcheted.
+    schema = _schema(size_rules=[{"rule": "self != oldSelf", "message": "must change"}])
+    assert len(rule_errors(_obj(size=1), schema, _obj(size=1))) == 1
