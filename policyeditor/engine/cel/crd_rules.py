@@ -15,7 +15,7 @@ from typing import Any
 from policyeditor.engine import apimachinery
 from policyeditor.engine.cel.compiler import compile_expression
 from policyeditor.engine.cel.cost import PER_CALL_LIMIT, RUNTIME_BUDGET
-from policyeditor.engine.cel.model import CompileResult, Context
+from policyeditor.engine.cel.model import CompileResult, Context, EnvType
 from policyeditor.engine.cel.runtime.activation import Activation
 from policyeditor.engine.cel.runtime.state import BUDGET_MESSAGE, COST_LIMIT_MESSAGE, CostBudget
 from policyeditor.engine.errors import FieldError
@@ -47,12 +47,13 @@ def _reads_old_self(result: CompileResult) -> bool:
     return program is not None and "oldSelf" in program.runtime.idents
 
 
-def _compiled(entry: dict[str, Any]) -> _Rule:
+def _compiled(entry: dict[str, Any], env_type: EnvType = EnvType.STORED_EXPRESSIONS) -> _Rule:
+    """The rule as the API server runs it (stored) or checks a CRD being written (new)."""
     context = _context(entry)
-    rule = compile_expression(str(entry.get("rule") or ""), context=context)
+    rule = compile_expression(str(entry.get("rule") or ""), context=context, env_type=env_type)
     message = None
     if isinstance(entry.get("messageExpression"), str) and entry["messageExpression"]:
-        message = compile_expression(entry["messageExpression"], context=context)
+        message = compile_expression(entry["messageExpression"], context=context, env_type=env_type)
     return _Rule(
         entry,
         rule,
@@ -96,7 +97,7 @@ def rule_compile_errors(schema: Any, path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     for index, entry in enumerate(_entries(schema)):
         where = f"{path}.x-kubernetes-validations[{index}]"
-        compiled = _compiled(entry)
+        compiled = _compiled(entry, EnvType.NEW_EXPRESSIONS)
         if not str(entry.get("rule") or "").strip():
             errors.append(apimachinery.required(f"{where}.rule", ""))
         elif not compiled.rule.ok:
