@@ -98,9 +98,13 @@ def test_a_cr_its_crd_rejects_is_answered_as_the_api_server_would(api):
         EVALUATE, {"documents": [case.vap(case.valid)], "object": bad, "crds": _crds(case)}
     ).json()
     assert body["statusCode"] == 422 and body["reason"] == "Invalid"
+    # The Gateway CRD has CEL rules: a value of the wrong type keeps them from running
+    # (apiextensions-apiserver pkg/registry/customresource/strategy.go, hasBlockingErr).
     assert body["message"] == (
-        'Gateway.gateway.networking.k8s.io "gw" is invalid: spec.listeners[0].port: Invalid '
-        'value: "eighty": spec.listeners[0].port in body must be of type integer: "string"'
+        'Gateway.gateway.networking.k8s.io "gw" is invalid: [spec.listeners[0].port: Invalid '
+        'value: "eighty": spec.listeners[0].port in body must be of type integer: "string", '
+        '<nil>: Invalid value: "null": some validation rules were not checked because the object '
+        "was invalid; correct the existing errors to complete validation]"
     )
 
 
@@ -131,3 +135,19 @@ def test_conflicting_crds_are_a_400(api):
     )
     assert response.status_code == 400
     assert '"Certificate" is already in use' in response.json()["detail"]
+
+
+def test_cel_with_crds_warns_of_a_crd_rule_the_object_breaks(api):
+    case = BY_ID["gateway"]
+    bad = case.object("gw")
+    bad["spec"]["listeners"][0]["tls"] = {"mode": "Terminate"}
+    body = api.post(CEL, {"expression": case.valid, "object": bad, "crds": _crds(case)}).json()
+    assert body["value"] is True
+    assert body["warnings"] == [
+        'spec.listeners: Invalid value: "array": tls must not be specified for protocols '
+        "['HTTP', 'TCP', 'UDP']",
+        # The real rule reads certificateRefs without has(): an absent list is a runtime error,
+        # as on the API server.
+        'spec.listeners[0].tls: Invalid value: "object": no such key: certificateRefs evaluating '
+        "rule: certificateRefs or options must be specified when mode is Terminate",
+    ]

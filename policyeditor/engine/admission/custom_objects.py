@@ -16,6 +16,7 @@ from typing import Any
 from policyeditor.engine import schemas
 from policyeditor.engine.admission.request import AdmissionRequest
 from policyeditor.engine.admission.result import EvaluationResult
+from policyeditor.engine.cel import crd_rules
 from policyeditor.engine.schemas.objects import check_custom_object
 
 
@@ -53,13 +54,20 @@ def crds_in_force(objects: Iterable[Any]) -> Iterator[None]:
         yield
 
 
+def _schema_of(obj: Any) -> Any:
+    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+    return schemas.schema_for(group, version, str(obj.get("kind") or ""))
+
+
 def decode_custom_objects(request: AdmissionRequest) -> tuple[AdmissionRequest, list[str]]:
     """The request with object and oldObject pruned as the CRD handler decodes them."""
     warnings: list[str] = []
     twin = request
     for attr in ("object", "old_object"):
-        check = check_custom_object(getattr(request, attr))
-        if check is None or not check.warnings:
+        original = getattr(request, attr)
+        check = check_custom_object(original)
+        # Pruned fields or defaults filled in: admission sees the decoded object.
+        if check is None or (not check.warnings and check.object == original):
             continue
         if twin is request:
             twin = copy.copy(request)
@@ -74,7 +82,15 @@ def invalid_custom_object(request: AdmissionRequest, obj: Any) -> EvaluationResu
     if request.operation not in ("CREATE", "UPDATE") or request.sub_resource:
         return None
     check = check_custom_object(obj)
-    if check is None or not check.errors:
+    if check is None:
+        return None
+    check.errors += crd_rules.errors_after_schema(
+        check.errors,
+        check.object,
+        _schema_of(obj),
+        request.old_object if request.operation == "UPDATE" else None,
+    )
+    if not check.errors:
         return None
     group, _, _version = str(obj.get("apiVersion") or "").rpartition("/")
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}

@@ -21,6 +21,7 @@ from policyeditor.engine.cel.cost import (
     PER_CALL_LIMIT,
     RUNTIME_BUDGET,
 )
+from policyeditor.engine.cel.crd_rules import crd_rule_errors
 from policyeditor.engine.cel.issues import CelIssue, format_issues
 from policyeditor.engine.cel.library.authz import AuthorizationDecision, Authorizer
 from policyeditor.engine.cel.model import CompileResult, Context, Declarations, EnvType, EvalResult
@@ -28,6 +29,9 @@ from policyeditor.engine.cel.program import Program, VariableResolver
 from policyeditor.engine.cel.runtime.activation import Activation
 from policyeditor.engine.cel.runtime.state import BUDGET_MESSAGE, COST_LIMIT_MESSAGE, CostBudget
 from policyeditor.engine.cel.schema_check import type_check, type_check_warning
+from policyeditor.engine.schemas.crds import install_rule_checker
+
+install_rule_checker(crd_rule_errors)
 
 __all__ = [
     "AUTHZ_CHECK_COST",

@@ -376,6 +376,8 @@ def _compile(
         for index, name in enumerate(declarations.variables)
         if declarations.variable_type(index).startswith("optional_type(")
     )
+    if context == Context.CRD_RULE_OPTIONAL_OLD_SELF:
+        optional_variables |= {"oldSelf"}
     runtime = lowering.prepare(checked, optional_variables, minor(version))
     runtime.unwrap_optional = unwrap_optional
     try:

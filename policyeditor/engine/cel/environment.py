@@ -103,6 +103,11 @@ def declared_variables(
     # kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/compile.go,
     # createEnvForOpts: params iff paramKind, authorizer except in messageExpression, variables
     # iff the policy has any (never in match conditions).
+    if context in (Context.CRD_RULE, Context.CRD_RULE_OPTIONAL_OLD_SELF):
+        # apiextensions-apiserver schema/cel/compilation.go, Compile: ScopedVarName and
+        # OldScopedVarName only (oldSelf optional-typed with optionalOldSelf, bound as dyn here
+        # and indexed back into an optional by runtime/lowering.py).
+        return {"self": "dyn", "oldSelf": "dyn"}
     variables = {
         "object": "dyn",
         "oldObject": "dyn",

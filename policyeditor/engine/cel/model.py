@@ -22,6 +22,11 @@ class Context(StrEnum):
     AUDIT_ANNOTATION = "auditAnnotation"
     VARIABLE = "variable"
     MUTATION = "mutation"
+    # A CRD's x-kubernetes-validations rule (and its messageExpression): `self` and `oldSelf`
+    # (k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go, Compile).
+    CRD_RULE = "crdRule"
+    # The same with optionalOldSelf: true, where oldSelf is an optional.
+    CRD_RULE_OPTIONAL_OLD_SELF = "crdRuleOptionalOldSelf"
 
 
 class EnvType(StrEnum):

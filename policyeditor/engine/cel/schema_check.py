@@ -279,16 +279,20 @@ def custom_resource_notes(
     """For a custom resource under the CRDs in force: pruned fields, schema errors, type checks."""
     # What `policyeditor cel --crd` and the cel endpoint's `crds` add to the answer's warnings.
     from policyeditor.engine import schemas
+    from policyeditor.engine.cel import crd_rules
     from policyeditor.engine.schemas.objects import check_custom_object
 
     notes: list[str] = []
     check = check_custom_object(obj)
-    if check is not None:
-        notes.extend(check.warnings)
-        notes.extend(str(error) for error in check.errors)
     if not isinstance(obj, dict):
         return notes
     group, _, api_version = str(obj.get("apiVersion") or "").rpartition("/")
+    if check is not None:
+        notes.extend(check.warnings)
+        notes.extend(str(error) for error in check.errors)
+        crd_schema = schemas.schema_for(group, api_version, str(obj.get("kind") or ""), version)
+        rules = crd_rules.errors_after_schema(check.errors, check.object, crd_schema)
+        notes.extend(str(error) for error in rules)
     param_schema = None
     if isinstance(params, dict):
         param_group, _, param_version = str(params.get("apiVersion") or "").rpartition("/")

@@ -12,7 +12,7 @@ publishes for a CRD (pkg/controller/openapi/builder/builder.go): apiVersion, kin
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,26 @@ MAX_CRDS = 500
 _OBJECT_META = {"$ref": "#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
 _SCOPES = ("Cluster", "Namespaced")
 _SCHEMA_FIELDS_FORBIDDEN = ("$ref", "$schema", "definitions", "id", "patternProperties")
+
+
+# Compiles a CRD document's x-kubernetes-validations rules, answering their field errors. The CEL
+# package (a layer above this one) installs it when imported (cel/__init__.py); a CRD with rules
+# read before that is refused rather than accepted unchecked.
+RuleChecker = Callable[[Any], list[FieldError]]
+_RULE_CHECKER: list[RuleChecker] = []
+
+
+def install_rule_checker(checker: RuleChecker) -> None:
+    """Set the function that compiles CRD validation rules (the CEL package's)."""
+    _RULE_CHECKER[:] = [checker]
+
+
+def _has_rules(value: Any) -> bool:
+    if isinstance(value, dict):
+        return "x-kubernetes-validations" in value or any(_has_rules(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_rules(v) for v in value)
+    return False
 
 
 class CrdError(InputError):
@@ -409,6 +429,12 @@ def parse_crd(document: Any) -> CustomResourceDefinition:
     if not kind_name:
         errors.append(apimachinery.required("spec.names.kind", ""))
     versions = _check_versions(spec, errors)
+    if not errors and _has_rules(spec.get("versions")):
+        if not _RULE_CHECKER:
+            raise CrdError(
+                "x-kubernetes-validations rules cannot be compiled: the CEL engine is not loaded"
+            )
+        errors += _RULE_CHECKER[0](document)
     if errors:
         shown = ", ".join(str(e) for e in errors)
         raise CrdError(

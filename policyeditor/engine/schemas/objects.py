@@ -4,8 +4,9 @@ kube-apiserver prunes unknown fields when it decodes a custom resource (kubernet
 staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning/algorithm.go, PruneWithOptions;
 the strict field validation of handlers/fieldmanager reports them as `unknown field "spec.x"`) and
 validates it against the schema before storing it (pkg/apiserver/validation/validation.go,
-ValidateCustomResource, on kube-openapi's validate package, whose messages are kept here). The
-CRD's x-kubernetes-validations (CEL) rules are not evaluated here.
+ValidateCustomResource, on kube-openapi's validate package, whose messages are kept here). Missing
+fields get the schema's `default:` after pruning (pkg/apiserver/schema/defaulting/algorithm.go,
+Default). The x-kubernetes-validations (CEL) rules run a layer up, in cel/crd_rules.py.
 """
 
 from __future__ import annotations
@@ -138,6 +139,36 @@ def _prune(value: Any, schema: dict[str, Any], path: str, pruned: list[str], roo
             for i, item in enumerate(value)
         ]
     return value
+
+
+def _non_nullable_null(value: Any, schema: Any) -> bool:
+    return value is None and isinstance(schema, dict) and not schema.get("nullable")
+
+
+def _default(value: Any, schema: Any) -> None:
+    """Fill in missing fields from `default:` (apiextensions-apiserver schema/defaulting/algorithm.go,
+    Default): on objects present, properties absent or null where not nullable, then below."""
+    if not isinstance(schema, dict):
+        return
+    if isinstance(value, dict):
+        properties = _properties(schema)
+        for key, prop in properties.items():
+            if not isinstance(prop, dict) or "default" not in prop or prop["default"] is None:
+                continue
+            if key not in value or _non_nullable_null(value[key], prop):
+                value[key] = copy.deepcopy(prop["default"])
+        additional = schema.get("additionalProperties")
+        for key, item in value.items():
+            if key in properties:
+                _default(item, properties[key])
+            elif isinstance(additional, dict):
+                _default(item, additional)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        items = schema["items"]
+        for index, item in enumerate(value):
+            if _non_nullable_null(item, items) and items.get("default") is not None:
+                value[index] = copy.deepcopy(items["default"])
+            _default(value[index], items)
 
 
 def _validate(value: Any, schema: dict[str, Any], path: str, errors: list[FieldError]) -> None:
@@ -283,6 +314,14 @@ def check_custom_object(obj: Any, k8s_version: str = "") -> CustomObjectCheck | 
         return None
     pruned: list[str] = []
     result = _prune(copy.deepcopy(obj), schema, "", pruned, True)
+    # Defaulting follows pruning on decode (customresource_handler.go, schemaCoercingConverter).
+    _default(
+        result,
+        {
+            **schema,
+            "properties": {k: v for k, v in _properties(schema).items() if k not in _META_KEYS},
+        },
+    )
     check = CustomObjectCheck(result, [f'unknown field "{path}"' for path in pruned])
     body = {k: v for k, v in result.items() if k not in _META_KEYS}
     body_schema = dict(schema)

@@ -61,6 +61,11 @@ class Activation:
             data["object"] = self.object
         if "oldObject" in names:
             data["oldObject"] = self.old_object
+        # A CRD rule's self and oldSelf are the object and old object of its activation.
+        if "self" in names:
+            data["self"] = self.object
+        if "oldSelf" in names:
+            data["oldSelf"] = self.old_object
         if "request__map" in names:
             data["request__map"] = self.request if self.request is not None else {}
         if "namespaceObject__map" in names:
@@ -128,4 +133,6 @@ class Activation:
 
 # The activation's fields and the names CEL expressions know them by.
 # Every name Activation.data can bind: the engine converts values lazily, so unread ones are free.
-ALL_NAMES = frozenset(("object", "oldObject", "request__map", "namespaceObject__map", "params"))
+ALL_NAMES = frozenset(
+    ("object", "oldObject", "request__map", "namespaceObject__map", "params", "self", "oldSelf")
+)

@@ -95,6 +95,9 @@ def prepare(
                     # An optional variable is resolved as [value] / []: index it back into an
                     # optional, since Python cannot hand optionals to the engine.
                     next_id = _optional_from_list(out, node, next_id)
+            elif ref_name == "oldSelf" and "oldSelf" in optional_variables:
+                # optionalOldSelf: the old value is bound as [value] / [] (see above).
+                next_id = _optional_from_list(out, node, next_id)
         elif kind == "call_expr" and node.call_expr.function == VARIABLE_READY_FN:
             # `has(variables.x)` (syntax/rewrite.py): the expression depends on variable x.
             used_variables.append(node.call_expr.args[0].const_expr.string_value)
