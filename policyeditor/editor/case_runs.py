@@ -7,46 +7,20 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from policyeditor.editor import live
 from policyeditor.editor.formdata import ParsedForm
-
-_REGISTRIES: dict[str, Any] = {}
-
-
-@contextmanager
-def documents_layer(crds: list[dict]) -> Iterator[None]:
-    """The draft's CRD documents in force in this worker (checked again: workers trust nothing)."""
-    # A worker serves many calls: the checked registry is kept by the documents' digest, since
-    # checking a large CRD costs more than the live validation it serves.
-    from policyeditor.engine import schemas
-
-    if not crds:
-        yield
-        return
-    digest = hashlib.sha256(json.dumps(crds, sort_keys=True).encode()).hexdigest()
-    registry = _REGISTRIES.get(digest)
-    if registry is None:
-        registry = schemas.load_crds(crds)
-        if len(_REGISTRIES) >= 4:
-            _REGISTRIES.pop(next(iter(_REGISTRIES)))
-        _REGISTRIES[digest] = registry
-    with schemas.using_crds(registry):
-        yield
+from policyeditor.engine import schemas
 
 
 def validate_form(
     parsed: ParsedForm, version: str, static: bool = False, crds: list[dict] | None = None
 ) -> live.Report:
     """live.validate, as a worker call, with the draft's CRDs (its team's schema library)."""
-    with documents_layer(crds or []):
+    with schemas.crds_in_force(crds or []):
         return live.validate(parsed, version, static)
 
 
@@ -54,7 +28,7 @@ def try_form(
     documents: list[dict], inputs: live.TryInputs, version: str, crds: list[dict] | None = None
 ) -> live.TryOutcome:
     """live.try_it, as a worker call, with the draft's CRDs."""
-    with documents_layer(crds or []):
+    with schemas.crds_in_force(crds or []):
         return live.try_it(documents, inputs, version)
 
 

@@ -9,8 +9,6 @@ every other evaluation has: the runaway objects become `error` rows and the othe
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -122,27 +120,8 @@ def evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
 
     Module-level and Django-free: this is what an isolated worker runs.
     """
-    with crds_in_force(job.crds):
+    with schemas.crds_in_force(job.crds):
         return _evaluate_batch(job, objects)
-
-
-# A worker evaluates many batches of one run: the checked CRDs are kept by the documents' digest,
-# since checking a large CRD costs more than a batch.
-_REGISTRIES: dict[str, schemas.CrdRegistry] = {}
-
-
-def crds_in_force(crds: list[dict[str, Any]]) -> contextlib.AbstractContextManager[None]:
-    """The CRD documents in force for this call (checked once per worker and content)."""
-    if not crds:
-        return contextlib.nullcontext()
-    digest = hashlib.sha256(json.dumps(crds, sort_keys=True).encode()).hexdigest()
-    registry = _REGISTRIES.get(digest)
-    if registry is None:
-        registry = schemas.load_crds(crds)
-        if len(_REGISTRIES) >= 4:
-            _REGISTRIES.pop(next(iter(_REGISTRIES)))
-        _REGISTRIES[digest] = registry
-    return schemas.using_crds(registry)
 
 
 def _evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:

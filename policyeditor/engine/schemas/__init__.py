@@ -10,6 +10,7 @@ from policyeditor.engine.schemas.crds import (
     merge_registries,
     parse_crd,
 )
+from policyeditor.engine.schemas.in_force import crds_in_force
 from policyeditor.engine.schemas.layer import active as active_crds
 from policyeditor.engine.schemas.layer import using as using_crds
 from policyeditor.engine.schemas.openapi import (
@@ -62,6 +63,7 @@ __all__ = [
     "crd_documents",
     "custom_resources",
     "is_custom_kind",
+    "crds_in_force",
     "load_crds",
     "merge_registries",
     "parse_crd",
