@@ -94,7 +94,7 @@ def test_mixed_kinds_nested_lists_and_empty_documents_are_fine():
             "not a List",
         ),
         ("? [1]\n: x\n", "mapping key must be a string"),
-        (gzip.compress(b"kind: List\nitems: []\n")[:-12], "gzip|truncated|read"),
+        (gzip.compress(b"kind: List\nitems: []\n", mtime=0)[:-12], "gzip|truncated|read"),
         ("just some prose, not Kubernetes\n", "expected Kubernetes objects, found str"),
     ],
 )
