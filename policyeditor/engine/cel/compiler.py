@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections import OrderedDict
@@ -146,7 +147,10 @@ def _parse(env: Environment, text: str) -> Any | None:
 
 
 def parse_expression(expression: str, *, version: str | None = None) -> Any | None:
-    """The parsed (unchecked) cel.expr AST of expression with its source positions, or None."""
+    """The parsed (unchecked) cel.expr AST of expression with its source positions, or None.
+
+    The AST is cached and shared: callers must not change it.
+    """
     # For linters: the shape of the source as written, before any rewrite or type check.
     if not isinstance(expression, str) or len(expression) > MAX_EXPRESSION_LENGTH:
         return None
@@ -154,6 +158,12 @@ def parse_expression(expression: str, *, version: str | None = None) -> Any | No
         feature_minor = minor(normalize_version(version))
     except ValueError:
         return None
+    return _parsed(expression, feature_minor)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(expression: str, feature_minor: int) -> Any | None:
+    # Shared between callers (the linter parses every expression on every keystroke): read only.
     env = get_environment(feature_minor, Context.VALIDATION, Declarations(mutating=True))
     return _parse(env, expression)
 
@@ -427,3 +437,4 @@ def clear_cache() -> None:
     with _CACHE_LOCK:
         _CACHE.clear()
         _FAST.clear()
+    _parsed.cache_clear()

@@ -171,7 +171,7 @@ def lint_document(doc: Any, *, version: str = DEFAULT_VERSION) -> list[Finding]:
         return []
     found: list[Finding] = []
     for e in parsed:
-        up = parents(e.root)
+        up = parents(e.nodes)
         for rule, check in RULES.values():
             try:
                 hits = list(check(e, policy, up))

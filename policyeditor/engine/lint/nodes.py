@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from policyeditor.engine.cel.syntax.walk import children, walk
+from policyeditor.engine.cel.syntax.walk import children
 
 # The Kubernetes maps whose keys are often not CEL identifiers (ObjectMeta labels and
 # annotations, ConfigMap data, nodeSelector, label selectors).
@@ -63,19 +64,19 @@ def path_of(expr: Any) -> list[str] | None:
             return None
 
 
-def parents(root: Any) -> dict[int, Any]:
-    """Node id -> its parent node."""
+def parents(nodes: Sequence[Any]) -> dict[int, Any]:
+    """Node id -> its parent node, for an expression's nodes."""
     found: dict[int, Any] = {}
-    for node in walk(root):
+    for node in nodes:
         for child in children(node):
             found[child.id] = node
     return found
 
 
-def presence_tests(root: Any) -> list[list[str]]:
+def presence_tests(nodes: Sequence[Any]) -> list[list[str]]:
     """The paths every has() in the expression tests, e.g. ["object", "spec", "replicas"]."""
     found = []
-    for node in walk(root):
+    for node in nodes:
         if kind(node) == "select_expr" and node.select_expr.test_only:
             path = path_of(node)
             if path is not None:
@@ -83,17 +84,17 @@ def presence_tests(root: Any) -> list[list[str]]:
     return found
 
 
-def uses_optionals(root: Any) -> bool:
+def uses_optionals(nodes: Sequence[Any]) -> bool:
     """True when the expression reads with `.?`, `[?` or optional helpers (orValue, hasValue)."""
     return any(
         call(node, OPTIONAL_SELECT, OPTIONAL_INDEX, "orValue", "hasValue", "optMap", "value")
-        for node in walk(root)
+        for node in nodes
     )
 
 
-def null_compared(root: Any, name: str) -> bool:
+def null_compared(nodes: Sequence[Any], name: str) -> bool:
     """True when the expression compares the variable `name` with null (a guard)."""
-    for node in walk(root):
+    for node in nodes:
         if call(node, "_==_", "_!=_") and len(node.call_expr.args) == 2:
             left, right = node.call_expr.args
             for one, other in ((left, right), (right, left)):
@@ -102,14 +103,14 @@ def null_compared(root: Any, name: str) -> bool:
     return False
 
 
-def reads_operation(root: Any) -> bool:
+def reads_operation(nodes: Sequence[Any]) -> bool:
     """True when the expression looks at request.operation (a guard by operation)."""
-    return any(path_of(node) == ["request", "operation"] for node in walk(root))
+    return any(path_of(node) == ["request", "operation"] for node in nodes)
 
 
-def first_ident(root: Any, name: str) -> Any | None:
+def first_ident(nodes: Sequence[Any], name: str) -> Any | None:
     """The first identifier node called name, in source order of the walk."""
-    for node in walk(root):
+    for node in nodes:
         if kind(node) == "ident_expr" and node.ident_expr.name == name:
             return node
     return None

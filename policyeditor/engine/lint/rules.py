@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from policyeditor.engine.cel.syntax.walk import walk
 from policyeditor.engine.lint.nodes import (
     MAP_FIELDS,
     call,
@@ -35,7 +34,7 @@ ROOTS = ("object", "oldObject", "params", "namespaceObject")
 
 def has_on_map_key(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE101: has(object.metadata.labels.foo) tests a map key as if it were a field."""
-    for node in walk(e.root):
+    for node in e.nodes:
         if kind(node) != "select_expr" or not node.select_expr.test_only:
             continue
         holder = path_of(node.select_expr.operand)
@@ -54,7 +53,7 @@ def has_on_map_key(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[
 
 def dotted_map_keys(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE102: object.metadata.labels.app.kubernetes.io/name reads fields and divides."""
-    for node in walk(e.root):
+    for node in e.nodes:
         if kind(node) != "select_expr":
             continue
         holder = path_of(node.select_expr.operand)
@@ -88,14 +87,14 @@ def dotted_map_keys(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator
 def _unguarded(e: Expression, facts: Facts, name: str) -> bool:
     if facts.match_conditions_guard:
         return False
-    return not (reads_operation(e.root) or null_compared(e.root, name))
+    return not (reads_operation(e.nodes) or null_compared(e.nodes, name))
 
 
 def object_on_delete(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE103: `object` is null on DELETE; reading it fails without a guard."""
     if "DELETE" not in facts.operations or e.context == "variable":
         return
-    node = first_ident(e.root, "object")
+    node = first_ident(e.nodes, "object")
     if node is not None and _unguarded(e, facts, "object"):
         yield (
             node,
@@ -109,7 +108,7 @@ def old_object_on_create(e: Expression, facts: Facts, up: dict[int, Any]) -> Ite
     """PE104: `oldObject` is null on CREATE (and CONNECT); reading it fails without a guard."""
     if not facts.operations & {"CREATE", "CONNECT"} or e.context == "variable":
         return
-    node = first_ident(e.root, "oldObject")
+    node = first_ident(e.nodes, "oldObject")
     if node is not None and _unguarded(e, facts, "oldObject"):
         yield (
             node,
@@ -121,7 +120,7 @@ def old_object_on_create(e: Expression, facts: Facts, up: dict[int, Any]) -> Ite
 
 def old_self(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE105: oldSelf belongs to CRD transition rules, not to admission policies."""
-    node = first_ident(e.root, "oldSelf")
+    node = first_ident(e.nodes, "oldSelf")
     if node is not None:
         yield (
             node,
@@ -136,7 +135,7 @@ _DECISION_METHODS = frozenset({"allowed", "reason", "errored", "error"})
 
 def authorizer_check(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE106: authorizer...check() returns a Decision, not a bool."""
-    for node in walk(e.root):
+    for node in e.nodes:
         if not call(node, "check") or not node.call_expr.HasField("target"):
             continue
         parent = up.get(node.id)
@@ -166,11 +165,11 @@ _ALWAYS_THERE = (
 
 def failing_message(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE107: a messageExpression that reads optional fields without has() or `?`."""
-    if e.context != "messageExpression" or uses_optionals(e.root):
+    if e.context != "messageExpression" or uses_optionals(e.nodes):
         return
-    guards = presence_tests(e.root)
+    guards = presence_tests(e.nodes)
     seen: set[tuple[str, ...]] = set()
-    for node in walk(e.root):
+    for node in e.nodes:
         if kind(node) != "select_expr" or node.select_expr.test_only:
             continue
         parent = up.get(node.id)
@@ -222,7 +221,7 @@ def _non_string(node: Any, facts: Facts) -> str | None:
 
 def string_concat(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE108: 'x' + object.spec.replicas has no overload: CEL never converts implicitly."""
-    for node in walk(e.root):
+    for node in e.nodes:
         if not call(node, "_+_") or len(node.call_expr.args) != 2:
             continue
         left, right = node.call_expr.args

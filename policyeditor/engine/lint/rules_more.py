@@ -8,7 +8,6 @@ from typing import Any
 
 from policyeditor.engine.cel import COST_LIMIT_MESSAGE, PER_CALL_LIMIT
 from policyeditor.engine.cel.cost import estimate
-from policyeditor.engine.cel.syntax.walk import walk
 from policyeditor.engine.lint.nodes import (
     INDEX,
     call,
@@ -33,7 +32,7 @@ REALISTIC_LIST_SIZE = 1000
 
 def jsonpatch_fields(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE109: JSONPatch{...} takes only op, path, from and value."""
-    for node in walk(e.root):
+    for node in e.nodes:
         if kind(node) != "struct_expr" or not node.struct_expr.message_name.endswith("JSONPatch"):
             continue
         for entry in node.struct_expr.entries:
@@ -52,7 +51,7 @@ def cost_limit(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]
     cost = estimate(e.root, REALISTIC_LIST_SIZE)
     if cost <= PER_CALL_LIMIT:
         return
-    node = next((n for n in walk(e.root) if kind(n) == "comprehension_expr"), e.root)
+    node = next((n for n in e.nodes if kind(n) == "comprehension_expr"), e.root)
     yield (
         node,
         f"estimated cost {cost:,} with lists of {REALISTIC_LIST_SIZE:,} elements exceeds the "
@@ -65,7 +64,7 @@ def cost_limit(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]
 
 def operation_names(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE111: request.operation is CREATE, UPDATE, DELETE or CONNECT, in capitals."""
-    for node in walk(e.root):
+    for node in e.nodes:
         if not call(node, "_==_", "_!=_", "@in") or len(node.call_expr.args) != 2:
             continue
         left, right = node.call_expr.args
@@ -87,9 +86,9 @@ def operation_names(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator
 
 def namespace_object(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE112: namespaceObject is null for cluster-scoped resources (and Namespaces)."""
-    if not facts.cluster_scoped_possible or null_compared(e.root, "namespaceObject"):
+    if not facts.cluster_scoped_possible or null_compared(e.nodes, "namespaceObject"):
         return
-    for node in walk(e.root):
+    for node in e.nodes:
         path = path_of(node)
         if path and path[0] == "namespaceObject" and len(path) > 1 and kind(node) == "select_expr":
             yield (
@@ -112,7 +111,7 @@ def _quantity_field(node: Any) -> bool:
 
 def quantity_strings(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE113: quantities compared as strings ('500m' > '2' is true)."""
-    for node in walk(e.root):
+    for node in e.nodes:
         if not call(node, *_ORDERING) or len(node.call_expr.args) != 2:
             continue
         left, right = node.call_expr.args
@@ -127,10 +126,10 @@ def quantity_strings(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterato
 
 def absent_map(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE114: metadata.labels/annotations may be absent: `in` and [] on them fail then."""
-    if uses_optionals(e.root):
+    if uses_optionals(e.nodes):
         return
-    guards = presence_tests(e.root)
-    for node in walk(e.root):
+    guards = presence_tests(e.nodes)
+    for node in e.nodes:
         if call(node, "@in") and len(node.call_expr.args) == 2:
             holder = node.call_expr.args[1]
         elif call(node, INDEX) and len(node.call_expr.args) == 2:
@@ -144,7 +143,7 @@ def absent_map(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]
             or path[1:] not in (["metadata", "labels"], ["metadata", "annotations"])
         ):
             continue
-        if any(g == path for g in guards) or null_compared(e.root, path[-1]):
+        if any(g == path for g in guards) or null_compared(e.nodes, path[-1]):
             continue
         yield (
             holder,

@@ -27,6 +27,11 @@ class Expression:
     # Field paths the validation's own expression reads: a messageExpression runs only after
     # that expression evaluated to false, so these paths were there.
     read_before: list[list[str]] = field(default_factory=list)
+    # The AST's nodes, parents first: every rule looks at all of them, so the walk is done once.
+    nodes: list[Any] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.nodes = list(walk(self.root))
 
 
 @dataclass
@@ -115,16 +120,16 @@ def expressions(doc: dict[str, Any], version: str) -> list[Expression]:
             sibling = path.rsplit(".", 1)[0] + ".expression"
             for other in found:
                 if other.path == sibling:
-                    expression.read_before = read_paths(other.root)
+                    expression.read_before = read_paths(other.nodes)
         found.append(expression)
     return found
 
 
-def read_paths(root: Any) -> list[list[str]]:
-    """Every field path an expression reads (the whole chain of each selection)."""
+def read_paths(nodes: list[Any]) -> list[list[str]]:
+    """Every field path an expression's nodes read (the whole chain of each selection)."""
     return [
         path
-        for node in walk(root)
+        for node in nodes
         if kind(node) == "select_expr" and not node.select_expr.test_only
         for path in [path_of(node)]
         if path is not None
@@ -150,9 +155,9 @@ def facts(doc: dict[str, Any], version: str, parsed: list[Expression]) -> Facts:
     guard = any(
         e.context == "matchCondition"
         and (
-            reads_operation(e.root)
-            or null_compared(e.root, "object")
-            or null_compared(e.root, "oldObject")
+            reads_operation(e.nodes)
+            or null_compared(e.nodes, "object")
+            or null_compared(e.nodes, "oldObject")
         )
         for e in parsed
     )

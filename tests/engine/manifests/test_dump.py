@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policyeditor.engine.errors import InputError
+from policyeditor.engine.manifests import dump as dump_module
 from policyeditor.engine.manifests.loading import dump_documents, load_documents
 
 
@@ -111,3 +114,40 @@ def test_dump_quotes_strings_that_go_yaml_would_read_as_numbers():
     assert load_documents(text) == [{"v": values}]
     # Not numbers to go-yaml either (no ParseFloat for "+inf" without a dot form): they stay plain.
     assert dump_documents([{"v": ["1.2.3", "+inf", "1:20"]}]) == "v:\n- 1.2.3\n- +inf\n- '1:20'\n"
+
+
+def _pure_python_dump(monkeypatch, docs):
+    monkeypatch.setattr(dump_module, "FAST_DUMPER", None)
+    try:
+        return dump_documents(docs)
+    finally:
+        monkeypatch.undo()
+
+
+_any_text = st.text(
+    alphabet=st.sampled_from(
+        list("ab :#-?&*!|>'\"%@`{}[],\n\t\r ~0.1yYnN\u00e9\u4e2d\u2028\x85\ufeff\x00\x1b\ue000")
+        + ["\U0001f451"]
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=1000, deadline=None, derandomize=True)
+@given(st.dictionaries(_any_text, st.lists(_any_text, max_size=3) | _any_text, max_size=5))
+def test_dump_writes_the_same_text_with_or_without_libyamls_emitter(doc):
+    # The fast emitter is used only where its text is the pure-Python emitter's, to the byte.
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        assert dump_documents([doc]) == _pure_python_dump(monkeypatch, [doc])
+
+
+def test_dump_writes_every_test_document_as_the_pure_python_emitter_does(monkeypatch):
+    documents = []
+    for path in sorted((Path(__file__).parents[2] / "data").rglob("*.yaml")):
+        try:
+            documents += load_documents(path.read_text(encoding="utf-8"))
+        except (InputError, UnicodeDecodeError):
+            continue
+    assert len(documents) > 200
+    fast = [dump_documents([doc]) for doc in documents]
+    assert fast == [_pure_python_dump(monkeypatch, [doc]) for doc in documents]
