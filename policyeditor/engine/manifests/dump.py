@@ -24,7 +24,7 @@ class _Dumper(yaml.SafeDumper):
         return True
 
 
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+def _represent_str(dumper: yaml.representer.SafeRepresenter, value: str) -> yaml.ScalarNode:
     if any(char in value for char in _ESCAPE_ONLY):
         # PyYAML's single-quoted and block styles mangle these line breaks; escapes are exact.
         return dumper.represent_scalar(_STR, value, style='"')
