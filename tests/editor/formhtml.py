@@ -90,3 +90,15 @@ def form_data(html: str, form_id: str = "editor-form") -> QueryDict:
 def postable(data: QueryDict) -> dict[str, list[str]]:
     """The form data as the test client must get it: every value of a repeated name kept."""
     return dict(data.lists())
+
+
+def draft_form(client, draft) -> QueryDict:
+    """The editor form of `draft` as the browser would submit it, read from its page."""
+    response = client.get(draft.get_absolute_url())
+    assert response.status_code == 200
+    return form_data(response.content.decode())
+
+
+def expression_field(data: QueryDict) -> str:
+    """The name of the first validation's expression field in the editor form."""
+    return next(k for k in data if ".spec.validations." in k and k.endswith(".expression"))
