@@ -5,6 +5,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 from django.http import QueryDict
+from django.urls import reverse
 
 
 class _FormReader(HTMLParser):
@@ -102,3 +103,10 @@ def draft_form(client, draft) -> QueryDict:
 def expression_field(data: QueryDict) -> str:
     """The name of the first validation's expression field in the editor form."""
     return next(k for k in data if ".spec.validations." in k and k.endswith(".expression"))
+
+
+def live_validate(client, draft, data: QueryDict, headers: dict):
+    """POST the editor form `data` to the draft's live validation (nothing is saved)."""
+    return client.post(
+        reverse("editor:draft_validate", args=[draft.pk]), postable(data), headers=headers
+    )

@@ -11,7 +11,7 @@ from django.urls import reverse
 from policyeditor.editor.models import Draft
 from policyeditor.editor.services import save_draft
 from policyeditor.editor.starters import get_starter
-from tests.editor.formhtml import draft_form, expression_field, form_data, postable
+from tests.editor.formhtml import draft_form, expression_field, form_data, live_validate, postable
 
 
 def _badge_text(html: str) -> str:
@@ -47,9 +47,7 @@ def _validate_expression(client, draft, headers, expression: str):
     data = draft_form(client, draft)
     field = expression_field(data)
     data[field] = expression
-    response = client.post(
-        reverse("editor:draft_validate", args=[draft.pk]), postable(data), headers=headers
-    )
+    response = live_validate(client, draft, data, headers)
     return field, response
 
 
@@ -74,11 +72,7 @@ def test_live_validation_of_a_valid_draft_says_valid_for_the_target_version(
 ):
     data = draft_form(alice_client, replica_draft)
     data["kubernetes_version"] = "1.34"
-    response = alice_client.post(
-        reverse("editor:draft_validate", args=[replica_draft.pk]),
-        postable(data),
-        headers=htmx_headers,
-    )
+    response = live_validate(alice_client, replica_draft, data, htmx_headers)
     assert "valid for Kubernetes 1.34" in _badge_text(response.content.decode())
 
 
@@ -87,9 +81,7 @@ def test_changing_the_target_version_flags_what_that_version_lacks(
 ):
     data = draft_form(alice_client, map_draft)
     data["kubernetes_version"] = "1.33"
-    response = alice_client.post(
-        reverse("editor:draft_validate", args=[map_draft.pk]), postable(data), headers=htmx_headers
-    )
+    response = live_validate(alice_client, map_draft, data, htmx_headers)
     assert b"requires Kubernetes 1.36" in response.content
     assert b"2 errors" in response.content
 

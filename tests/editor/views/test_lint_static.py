@@ -11,7 +11,7 @@ import yaml
 from django.urls import reverse
 
 from policyeditor.editor.models import Draft
-from tests.editor.formhtml import draft_form, expression_field, postable
+from tests.editor.formhtml import draft_form, expression_field, live_validate, postable
 
 pytestmark = pytest.mark.django_db
 
@@ -22,11 +22,7 @@ def test_a_lint_finding_is_a_warning_at_its_field_and_the_badge_counts_it(
     data = draft_form(alice_client, replica_draft)
     field = expression_field(data)
     data[field] = "has(object.metadata.labels.team) && object.spec.replicas <= params.maxReplicas"
-    response = alice_client.post(
-        reverse("editor:draft_validate", args=[replica_draft.pk]),
-        postable(data),
-        headers=htmx_headers,
-    )
+    response = live_validate(alice_client, replica_draft, data, htmx_headers)
     html = response.content.decode()
     assert f'data-for="{field}" data-level="warning"' in html
     assert "PE101 (line 1, column 4)" in html
@@ -40,11 +36,7 @@ def test_the_static_box_validates_the_draft_as_static_manifests(
 ):
     data = draft_form(alice_client, replica_draft)
     data["static_manifests"] = "on"
-    response = alice_client.post(
-        reverse("editor:draft_validate", args=[replica_draft.pk]),
-        postable(data),
-        headers=htmx_headers,
-    )
+    response = live_validate(alice_client, replica_draft, data, htmx_headers)
     html = response.content.decode()
     assert "spec.paramKind is not supported for static manifests" in html
     assert "must have a name ending with" in html
