@@ -7,31 +7,17 @@ import copy
 import yaml
 
 from policyeditor.engine.validation import static_layout, validate_documents, warnings_for
+from tests.builders import document, rules, vap_binding
 
-POLICY = {
-    "apiVersion": "admissionregistration.k8s.io/v1",
-    "kind": "ValidatingAdmissionPolicy",
-    "metadata": {"name": "deny-privileged.static.k8s.io"},
-    "spec": {
-        "matchConstraints": {
-            "resourceRules": [
-                {
-                    "apiGroups": [""],
-                    "apiVersions": ["v1"],
-                    "resources": ["pods"],
-                    "operations": ["CREATE"],
-                }
-            ]
-        },
+POLICY = document(
+    "ValidatingAdmissionPolicy",
+    "deny-privileged.static.k8s.io",
+    {
+        "matchConstraints": rules("pods", group="", operations=("CREATE",)),
         "validations": [{"expression": "true"}],
     },
-}
-BINDING = {
-    "apiVersion": "admissionregistration.k8s.io/v1",
-    "kind": "ValidatingAdmissionPolicyBinding",
-    "metadata": {"name": "deny-privileged-binding.static.k8s.io"},
-    "spec": {"policyName": "deny-privileged.static.k8s.io", "validationActions": ["Deny"]},
-}
+)
+BINDING = vap_binding("deny-privileged-binding.static.k8s.io", "deny-privileged.static.k8s.io")
 
 
 def messages(docs: list[dict], version: str = "1.37", **options) -> list[str]:
