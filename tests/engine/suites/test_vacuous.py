@@ -5,27 +5,24 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from policyeditor.engine.manifests.dump import dump_documents
 from policyeditor.engine.suites.runner import run
+from tests.builders import rules, vap
 from tests.engine.suites.test_coverage import POLICY, _deployment
 from tests.vectors import DATA
 
 KAT = DATA / "suites" / "passing" / "kat"
 
-IGNORED = """\
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: ignores-errors}
-spec:
-  failurePolicy: Ignore
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [apps]
-      apiVersions: [v1]
-      operations: [CREATE]
-      resources: [deployments]
-  validations:
-  - expression: object.spec.paused == false
-"""
+IGNORED = dump_documents(
+    [
+        vap(
+            "ignores-errors",
+            failurePolicy="Ignore",
+            matchConstraints=rules(operations=("CREATE",)),
+            validations=[{"expression": "object.spec.paused == false"}],
+        )
+    ]
+)
 
 
 def _suite(tmp_path, cases, policy=POLICY):
