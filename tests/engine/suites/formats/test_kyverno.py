@@ -10,7 +10,7 @@ from policyeditor.engine.manifests.dump import dump_documents
 from policyeditor.engine.suites import discover, run
 from policyeditor.engine.suites.formats.kyverno import load_kyverno, looks_like_kyverno_test
 from policyeditor.engine.suites.model import SuiteError
-from tests.builders import document
+from tests.builders import document, rules, vap, vap_binding
 from tests.engine.suites.exports.test_exports import DOCUMENTS
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "kyverno"
@@ -145,38 +145,6 @@ def _write(directory: Path, files: dict[str, str]) -> Path:
     return directory / "kyverno-test.yaml"
 
 
-POLICY = """\
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: replicas
-spec:
-  failurePolicy: {failure}
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [apps]
-      apiVersions: [v1]
-      operations: [CREATE]
-      resources: [deployments]
-  validations:
-  - expression: {expression}
-    message: at most 2 replicas
-"""
-
-BINDING = """\
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata:
-  name: {name}
-spec:
-  policyName: replicas
-  validationActions: {actions}
-  matchResources:
-    namespaceSelector:
-      matchLabels: {{team: {team}}}
-"""
-
 DEPLOYMENT = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -227,16 +195,31 @@ def _replicas_suite(
     expression: str = "object.spec.replicas <= 2",
     resource: str = DEPLOYMENT,
 ) -> Path:
-    """A suite in `directory`: POLICY with BINDINGs (name, actions, team), `resource`, VALUES."""
-    policy = POLICY.format(failure=failure, expression=expression)
-    policy += "".join(BINDING.format(name=n, actions=a, team=t) for n, a, t in bindings)
-    files = {"policy.yaml": policy, "deployment.yaml": resource, "values.yaml": VALUES}
+    """A suite in `directory`: the replicas policy, bindings (name, action, team), `resource`."""
+    check = {"expression": expression, "message": "at most 2 replicas"}
+    policy = vap(
+        "replicas",
+        failurePolicy=failure,
+        matchConstraints=rules(operations=("CREATE",)),
+        validations=[check],
+    )
+    by_team = [
+        vap_binding(
+            name,
+            "replicas",
+            (action,),
+            matchResources={"namespaceSelector": {"matchLabels": {"team": team}}},
+        )
+        for name, action, team in bindings
+    ]
+    text = dump_documents([policy, *by_team])
+    files = {"policy.yaml": text, "deployment.yaml": resource, "values.yaml": VALUES}
     return _write(directory, {**files, "kyverno-test.yaml": test_file})
 
 
 def test_two_matching_bindings_are_both_evaluated_and_noted(tmp_path):
     path = _replicas_suite(
-        tmp_path, _test_file("fail"), ("audit-a", "[Audit]", "a"), ("deny-a", "[Deny]", "a")
+        tmp_path, _test_file("fail"), ("audit-a", "Audit", "a"), ("deny-a", "Deny", "a")
     )
     [result] = run([path]).results
     assert result.passed
@@ -246,7 +229,7 @@ def test_two_matching_bindings_are_both_evaluated_and_noted(tmp_path):
 
 
 def test_a_warn_only_binding_still_reports_fail_and_says_the_request_is_admitted(tmp_path):
-    path = _replicas_suite(tmp_path, _test_file("fail"), ("warn-a", "[Warn]", "a"))
+    path = _replicas_suite(tmp_path, _test_file("fail"), ("warn-a", "Warn", "a"))
     report = run([path])
     [result] = report.results
     assert result.passed and result.outcome["allowed"] is True
@@ -259,7 +242,7 @@ def test_a_warn_only_binding_still_reports_fail_and_says_the_request_is_admitted
 
 
 def test_namespace_labels_from_the_values_file_decide_the_binding(tmp_path):
-    path = _replicas_suite(tmp_path, _test_file("fail"), ("deny-b", "[Deny]", "b"))
+    path = _replicas_suite(tmp_path, _test_file("fail"), ("deny-b", "Deny", "b"))
     [result] = run([path]).results
     assert not result.passed
     assert result.failures[0].startswith("expected result fail, got skip")
@@ -269,7 +252,7 @@ def test_an_error_under_failure_policy_ignore_is_noted(tmp_path):
     path = _replicas_suite(
         tmp_path,
         _test_file("error", resources="[apps/web]"),
-        ("deny-a", "[Deny]", "a"),
+        ("deny-a", "Deny", "a"),
         failure="Ignore",
         expression="object.spec.nothing <= 2",
     )
@@ -375,7 +358,7 @@ def test_a_request_outside_the_policy_constraints_is_skipped_with_a_note_on_kyve
     path = _replicas_suite(
         tmp_path,
         _test_file("skip").replace("kind: Deployment", "kind: Pod"),
-        ("deny-a", "[Deny]", "a"),
+        ("deny-a", "Deny", "a"),
         resource=pod,
     )
     [result] = run([path]).results
