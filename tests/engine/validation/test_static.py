@@ -112,12 +112,7 @@ def test_the_api_rejects_the_reserved_suffix_from_1_37_and_warns_in_1_36():
 
 
 def test_the_layout_holds_a_directory_per_plugin_and_the_admission_configuration():
-    mutating = {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "MutatingAdmissionPolicy",
-        "metadata": {"name": "label.static.k8s.io"},
-        "spec": {},
-    }
+    mutating = document("MutatingAdmissionPolicy", "label.static.k8s.io", {})
     files = static_layout([POLICY, BINDING, mutating, {"kind": "ConfigMap"}], base_dir="/etc/k8s")
     assert sorted(files) == [
         "admission-configuration.yaml",
