@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from tests.builders import rules
+from tests.builders import vap, vap_binding
 
 VARIABLES = [
     ("containers", "object.spec.template.spec.containers"),
@@ -44,28 +44,18 @@ VALIDATIONS = [
 
 def policy() -> dict:
     """A VAP with 10 validations, 3 variables, messageExpressions and a matchCondition."""
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": "deployment-standards.example.com"},
-        "spec": {
-            "failurePolicy": "Fail",
-            "matchConstraints": rules(),
-            "matchConditions": [{"name": "not-admin", "expression": MATCH_CONDITION}],
-            "variables": [{"name": n, "expression": e} for n, e in VARIABLES],
-            "validations": [{"expression": e, "messageExpression": m} for e, m in VALIDATIONS],
-        },
-    }
+    return vap(
+        "deployment-standards.example.com",
+        failurePolicy="Fail",
+        matchConditions=[{"name": "not-admin", "expression": MATCH_CONDITION}],
+        variables=[{"name": n, "expression": e} for n, e in VARIABLES],
+        validations=[{"expression": e, "messageExpression": m} for e, m in VALIDATIONS],
+    )
 
 
 def binding() -> dict:
     """The binding that enforces the policy with Deny."""
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": {"name": "deployment-standards-binding"},
-        "spec": {"policyName": "deployment-standards.example.com", "validationActions": ["Deny"]},
-    }
+    return vap_binding("deployment-standards-binding", "deployment-standards.example.com")
 
 
 _DEPLOYMENT = {

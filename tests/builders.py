@@ -102,3 +102,26 @@ def nested(depth: int, key: str = "x") -> dict:
         node[key] = {}
         node = node[key]
     return deep
+
+
+def widget_crd(spec_properties: dict) -> dict:
+    """The CRD of namespaced example.com/v1 Widgets whose `spec` has `spec_properties`."""
+    spec_schema = {"type": "object", "properties": spec_properties}
+    version = {
+        "name": "v1",
+        "served": True,
+        "storage": True,
+        "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec_schema}}},
+    }
+    body = {
+        "group": "example.com",
+        "names": {"kind": "Widget", "plural": "widgets"},
+        "scope": "Namespaced",
+        "versions": [version],
+    }
+    return document(
+        "CustomResourceDefinition",
+        "widgets.example.com",
+        body,
+        api_version="apiextensions.k8s.io/v1",
+    )

@@ -235,15 +235,24 @@ def test_cel_json_output_has_value_cost_errors_and_warnings():
 
 POLICYTEST = SUITES / "passing" / "policytest"
 CONFIGMAP_DEFAULTS = SUITES / "passing" / "kat" / "configmap-defaults"
+# `eval` of the replica-limit policy, and of the configmap-defaults MAP on its plain ConfigMap.
+EVAL_REPLICA_LIMIT = ("eval", str(POLICYTEST / "replica-limit.yaml"))
+EVAL_CONFIGMAP_DEFAULTS = (
+    "eval",
+    str(CONFIGMAP_DEFAULTS / "policy.yaml"),
+    "--object",
+    str(CONFIGMAP_DEFAULTS / "tests" / "configmap-defaults.plain.object.yaml"),
+)
+
+
+def deployment_file(replicas: int) -> str:
+    """The policytest suite's Deployment object with `replicas`."""
+    return str(POLICYTEST / "objects" / f"deployment-{replicas}.yaml")
 
 
 def test_eval_denies_through_the_binding_and_exits_1():
     status, out, _ = run(
-        "eval",
-        str(POLICYTEST / "replica-limit.yaml"),
-        str(POLICYTEST / "params.yaml"),
-        "--object",
-        str(POLICYTEST / "objects" / "deployment-6.yaml"),
+        *EVAL_REPLICA_LIMIT, str(POLICYTEST / "params.yaml"), "--object", deployment_file(6)
     )
     assert status == 1
     lines = out.splitlines()
@@ -261,13 +270,12 @@ def test_eval_denies_through_the_binding_and_exits_1():
 
 def test_eval_within_the_limit_is_allowed_and_exits_0():
     status, out, _ = run(
-        "eval",
-        str(POLICYTEST / "replica-limit.yaml"),
+        *EVAL_REPLICA_LIMIT,
         str(POLICYTEST / "params.yaml"),
         "--object",
-        str(POLICYTEST / "objects" / "deployment-4.yaml"),
+        deployment_file(4),
         "--old-object",
-        str(POLICYTEST / "objects" / "deployment-3.yaml"),
+        deployment_file(3),
         "-o",
         "json",
     )
@@ -286,10 +294,9 @@ def test_eval_inline_params_user_and_groups_reach_the_request(tmp_path):
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p, namespace: default}\ndata: {maxReplicas: '2'}\n"
     )
     status, out, _ = run(
-        "eval",
-        str(POLICYTEST / "replica-limit.yaml"),
+        *EVAL_REPLICA_LIMIT,
         "--object",
-        str(POLICYTEST / "objects" / "deployment-3.yaml"),
+        deployment_file(3),
         "--params",
         str(params),
         "--policy",
@@ -309,14 +316,7 @@ def test_eval_inline_params_user_and_groups_reach_the_request(tmp_path):
 
 
 def test_eval_yaml_output_carries_the_mutated_object():
-    status, out, _ = run(
-        "eval",
-        str(CONFIGMAP_DEFAULTS / "policy.yaml"),
-        "--object",
-        str(CONFIGMAP_DEFAULTS / "tests" / "configmap-defaults.plain.object.yaml"),
-        "-o",
-        "yaml",
-    )
+    status, out, _ = run(*EVAL_CONFIGMAP_DEFAULTS, "-o", "yaml")
     data = yaml.safe_load(out)
     assert status == 0
     expected = yaml.safe_load(
@@ -326,12 +326,7 @@ def test_eval_yaml_output_carries_the_mutated_object():
 
 
 def test_eval_text_shows_the_mutation_diff():
-    status, out, _ = run(
-        "eval",
-        str(CONFIGMAP_DEFAULTS / "policy.yaml"),
-        "--object",
-        str(CONFIGMAP_DEFAULTS / "tests" / "configmap-defaults.plain.object.yaml"),
-    )
+    status, out, _ = run(*EVAL_CONFIGMAP_DEFAULTS)
     assert status == 0
     assert "object diff:" in out
     assert "  +  log-level: info" in out.splitlines()

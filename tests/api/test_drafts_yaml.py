@@ -3,44 +3,18 @@
 from __future__ import annotations
 
 import copy
-import difflib
 
 import pytest
 
 from policyeditor.editor.models import Draft
 from policyeditor.engine.manifests.loading import load_documents
 from tests.engine.manifests.test_roundtrip import corpus, kubernetes_manifests
+from tests.sources import REPLICA_LIMIT_YAML as SOURCE
+from tests.sources import changed_lines
 
 pytestmark = pytest.mark.django_db
 
 DRAFTS = "/api/v1/drafts"
-
-SOURCE = """\
-# Replica limit: kept in Git, reviewed as a diff.
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: replica-limit.example.com
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - apiGroups: ["apps"]
-      apiVersions: ["v1"]
-      operations: ["CREATE", "UPDATE"]
-      resources: ["deployments"]
-
-  validations:
-  - expression: "object.spec.replicas <= 5"   # the limit
-    message: 'at most 5 replicas'
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: replica-limit-binding}
-spec:
-  policyName: replica-limit.example.com
-  validationActions: [Deny]
-"""
 
 AS_LIST = """\
 apiVersion: v1
@@ -59,14 +33,6 @@ def export(api, draft_id: int) -> str:
     response = api.get(f"{DRAFTS}/{draft_id}/export.yaml")
     assert response.status_code == 200
     return response.content.decode()
-
-
-def changed_lines(before: str, after: str) -> list[str]:
-    return [
-        line
-        for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    ]
 
 
 def test_a_yaml_body_of_the_objects_creates_a_draft_that_exports_byte_identical(api):

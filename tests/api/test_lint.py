@@ -4,32 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.builders import vap, vap_binding
+
 pytestmark = pytest.mark.django_db
 
-POLICY = {
-    "apiVersion": "admissionregistration.k8s.io/v1",
-    "kind": "ValidatingAdmissionPolicy",
-    "metadata": {"name": "team.static.k8s.io"},
-    "spec": {
-        "matchConstraints": {
-            "resourceRules": [
-                {
-                    "apiGroups": ["apps"],
-                    "apiVersions": ["v1"],
-                    "resources": ["deployments"],
-                    "operations": ["CREATE", "UPDATE"],
-                }
-            ]
-        },
-        "validations": [{"expression": "has(object.metadata.labels.team)"}],
-    },
-}
-BINDING = {
-    "apiVersion": "admissionregistration.k8s.io/v1",
-    "kind": "ValidatingAdmissionPolicyBinding",
-    "metadata": {"name": "team-binding.static.k8s.io"},
-    "spec": {"policyName": "team.static.k8s.io", "validationActions": ["Deny"]},
-}
+POLICY = vap("team.static.k8s.io", validations=[{"expression": "has(object.metadata.labels.team)"}])
+BINDING = vap_binding("team-binding.static.k8s.io", "team.static.k8s.io")
 
 
 def test_lint_returns_each_finding_with_its_place_and_fix(api):

@@ -44,3 +44,18 @@ def open_minimal_draft(page: Page, name: str, kind: str = "VAP", username: str =
     draft = create_draft(user, blank_documents(kind, name), kind=kind)
     page.goto(f"/drafts/{draft.pk}/")
     expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37")
+
+
+def save_denied_seven_case(page: Page) -> None:
+    """From the params template, try a 7-replica Deployment (denied) and save it as "denies seven"."""
+    page.goto("/drafts/new/")
+    page.get_by_role("button", name="Use template Replica limit with params").click()
+    page.wait_for_url("**/drafts/*/")
+    page.keyboard.press("Alt+2")
+    page.get_by_label("object", exact=True).fill(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+        "spec: {replicas: 7}\n"
+    )
+    expect(page.locator("#try-result .decision-head")).to_contain_text("denied")
+    page.get_by_label("Test case name").fill("denies seven")
+    page.get_by_role("button", name="Save as test case").click()

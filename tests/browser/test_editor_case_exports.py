@@ -8,7 +8,7 @@ import zipfile
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import editor_helpers  # noqa: F401  (longer expect timeout)
+from tests.browser.editor_helpers import save_denied_seven_case
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -17,17 +17,7 @@ def test_the_tests_tab_downloads_the_saved_cases_as_kyverno_cli_tests(alice_page
     from policyeditor.cli import main
 
     page = alice_page
-    page.goto("/drafts/new/")
-    page.get_by_role("button", name="Use template Replica limit with params").click()
-    page.wait_for_url("**/drafts/*/")
-    page.keyboard.press("Alt+2")
-    page.get_by_label("object", exact=True).fill(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
-        "spec: {replicas: 7}\n"
-    )
-    expect(page.locator("#try-result .decision-head")).to_contain_text("denied")
-    page.get_by_label("Test case name").fill("denies seven")
-    page.get_by_role("button", name="Save as test case").click()
+    save_denied_seven_case(page)
     page.keyboard.press("Alt+3")
     links = page.locator("#tests-exports a")
     expect(links).to_have_count(4)

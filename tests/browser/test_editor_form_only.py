@@ -12,52 +12,34 @@ from playwright.sync_api import Locator, Page, expect
 from policyeditor.editor.models import Draft
 from policyeditor.engine.validation.documents import validate_documents
 from tests.browser.editor_helpers import fill_cel
+from tests.builders import rules, vap, vap_binding
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 NAME = "replica-limit.example.com"
+DEV_EXEMPT = {"matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["dev"]}]}
 REFERENCE = [
-    {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": NAME},
-        "spec": {
-            "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
-            "matchConstraints": {
-                "resourceRules": [
-                    {
-                        "apiGroups": ["apps"],
-                        "apiVersions": ["v1"],
-                        "operations": ["CREATE", "UPDATE"],
-                        "resources": ["deployments"],
-                    }
-                ],
-                "namespaceSelector": {
-                    "matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["dev"]}]
-                },
-            },
-            "validations": [
-                {
-                    "expression": "object.spec.replicas <= int(params.data.maxReplicas)",
-                    "messageExpression": "'replicas must be at most ' + params.data.maxReplicas",
-                }
-            ],
+    vap(
+        NAME,
+        paramKind={"apiVersion": "v1", "kind": "ConfigMap"},
+        matchConstraints={**rules(), "namespaceSelector": DEV_EXEMPT},
+        validations=[
+            {
+                "expression": "object.spec.replicas <= int(params.data.maxReplicas)",
+                "messageExpression": "'replicas must be at most ' + params.data.maxReplicas",
+            }
+        ],
+    ),
+    vap_binding(
+        f"{NAME}-binding",
+        NAME,
+        ("Deny", "Audit"),
+        paramRef={
+            "name": "replica-limit",
+            "namespace": "default",
+            "parameterNotFoundAction": "Deny",
         },
-    },
-    {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": {"name": f"{NAME}-binding"},
-        "spec": {
-            "policyName": NAME,
-            "validationActions": ["Deny", "Audit"],
-            "paramRef": {
-                "name": "replica-limit",
-                "namespace": "default",
-                "parameterNotFoundAction": "Deny",
-            },
-        },
-    },
+    ),
     {
         "apiVersion": "v1",
         "kind": "ConfigMap",

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from policyeditor.review.models import SavedTestCase
 from tests.browser import editor_helpers  # noqa: F401  (longer expect timeout)
-from tests.browser.editor_helpers import fill_cel
+from tests.browser.editor_helpers import fill_cel, save_denied_seven_case
 from tests.conftest import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -17,17 +17,7 @@ def test_a_case_saved_from_try_it_through_a_binding_with_params_passes_then_fail
     alice_page,
 ):
     page = alice_page
-    page.goto("/drafts/new/")
-    page.get_by_role("button", name="Use template Replica limit with params").click()
-    page.wait_for_url("**/drafts/*/")
-    page.keyboard.press("Alt+2")
-    page.get_by_label("object", exact=True).fill(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
-        "spec: {replicas: 7}\n"
-    )
-    expect(page.locator("#try-result .decision-head")).to_contain_text("denied")
-    page.get_by_label("Test case name").fill("denies seven")
-    page.get_by_role("button", name="Save as test case").click()
+    save_denied_seven_case(page)
     tab = page.get_by_role("tab", name="Tests 1/1")
     expect(tab).to_be_visible()
     case = SavedTestCase.objects.get(name="denies seven").case

@@ -8,30 +8,12 @@ from playwright.sync_api import expect
 from policyeditor.editor.models import Draft
 from tests.browser.editor_helpers import open_minimal_draft
 from tests.conftest import screenshot
+from tests.sources import REPLICA_LIMIT_POLICY_YAML as POLICY
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-POLICY = """\
-# Replica limit (kept as written)
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: replicas.example.com
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - apiGroups: ["apps"]
-      apiVersions: ["v1"]
-      operations: ["CREATE", "UPDATE"]
-      resources: ["deployments"]
-  validations:
-  - expression: object.spec.replicas <= 5
-    message: at most 5 replicas
-"""
 
-
-def _new_vap(page, name: str = "replicas.example.com") -> None:
+def _new_vap(page, name: str = "replica-limit.example.com") -> None:
     # "From scratch" is blank: start from the minimal working policy.
     open_minimal_draft(page, name)
 
@@ -43,7 +25,7 @@ def _open_yaml(page, text: str | None = None):
     expect(content).to_be_visible()
     if text is not None:
         page.get_by_label("YAML (edits update the form)").fill(text)
-        expect(content).to_contain_text("Replica limit (kept as written)")
+        expect(content).to_contain_text("Replica limit, as kept in Git.")
     return content
 
 
@@ -129,7 +111,7 @@ def test_switching_between_form_and_yaml_keeps_the_text_comments_and_cursor(alic
     message = page.locator('details[data-section="validations"] input[name$=".message"]').first
     expect(page.locator("#documents .document")).to_have_count(1)  # the form follows the YAML
     expect(message).to_have_value("at most 5 replicas")
-    cursor = POLICY.index("replicas.example.com")
+    cursor = POLICY.index("replica-limit.example.com")
     page.evaluate(
         "(pos) => PolicyEditorCM.viewOf(document.getElementById('yaml-edit'))"
         ".dispatch({selection: {anchor: pos}})",
@@ -138,7 +120,7 @@ def test_switching_between_form_and_yaml_keeps_the_text_comments_and_cursor(alic
     page.get_by_role("button", name="Back to preview").click()
     message.fill("five at most")
     expect(page.locator("#yaml-preview")).to_contain_text("message: five at most")
-    expect(page.locator("#yaml-preview")).to_contain_text("# Replica limit (kept as written)")
+    expect(page.locator("#yaml-preview")).to_contain_text("# Replica limit, as kept in Git.")
     _open_yaml(page)
     editor = page.get_by_label("YAML (edits update the form)")
     expect(editor).to_have_value(POLICY.replace("at most 5 replicas", "five at most"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 from django.http import QueryDict
+from django.urls import reverse
 
 
 class _FormReader(HTMLParser):
@@ -90,3 +91,22 @@ def form_data(html: str, form_id: str = "editor-form") -> QueryDict:
 def postable(data: QueryDict) -> dict[str, list[str]]:
     """The form data as the test client must get it: every value of a repeated name kept."""
     return dict(data.lists())
+
+
+def draft_form(client, draft) -> QueryDict:
+    """The editor form of `draft` as the browser would submit it, read from its page."""
+    response = client.get(draft.get_absolute_url())
+    assert response.status_code == 200
+    return form_data(response.content.decode())
+
+
+def expression_field(data: QueryDict) -> str:
+    """The name of the first validation's expression field in the editor form."""
+    return next(k for k in data if ".spec.validations." in k and k.endswith(".expression"))
+
+
+def live_validate(client, draft, data: QueryDict, headers: dict):
+    """POST the editor form `data` to the draft's live validation (nothing is saved)."""
+    return client.post(
+        reverse("editor:draft_validate", args=[draft.pk]), postable(data), headers=headers
+    )

@@ -7,17 +7,10 @@ from django.urls import reverse
 
 from policyeditor.editor import live
 from policyeditor.editor.yamlassist import diagnostics, field_help
+from tests.engine.manifests.test_loading import POLICY
 
-TEXT = """\
-# comment first
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: demo
-spec:
-  validations:
-  - expression: object.spec.replicas <=
-"""
+# The loader's demo policy under a comment, its expression cut short (a syntax error on line 8).
+TEXT = "# comment first\n" + POLICY.replace("<= 5", "<=")
 VAP = ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy")
 
 

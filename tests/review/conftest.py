@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from policyeditor.editor.services import create_draft, save_draft
-from policyeditor.review.workflow import assign_team
+from policyeditor.review.workflow import approve, assign_team, request_review
 from tests.builders import replica_limit as policy
 
 # carol, dave and team-a are tests/conftest.py's; eve and team-b are the teams tests'.
@@ -31,3 +31,10 @@ def edit(draft, user, limit: int, note: str = ""):
     return save_draft(
         draft, [policy(limit)], expected_revision=draft.revision, author=user, note=note
     )
+
+
+def approved_then_edited(draft, author, reviewer, limit: int):
+    """`author` asks for review, `reviewer` approves revision 1, `author` saves a new limit."""
+    request_review(author, draft)
+    approve(reviewer, draft, revision_number=1)
+    return edit(draft, author, limit)

@@ -10,9 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from policyeditor.editor.models import Draft
-from policyeditor.review import workflow
 from policyeditor.review.models import SavedTestCase
-from tests.review.conftest import edit
+from tests.review.conftest import approved_then_edited
 
 pytestmark = pytest.mark.django_db
 
@@ -59,9 +58,7 @@ def test_a_viewer_cannot_add_or_delete_cases(client, draft, alice, carol):
 def test_the_review_page_says_what_the_change_now_denies(client, draft, alice, bob):
     client.force_login(alice)
     client.post(reverse("review:case_save", args=[draft.pk]), {"case": ALLOWED})
-    workflow.request_review(alice, draft)
-    workflow.approve(bob, draft, revision_number=1)
-    edit(draft, alice, 3)
+    approved_then_edited(draft, alice, bob, 3)
     client.force_login(bob)
     html = client.get(reverse("review:revision", args=[draft.pk, 2])).content.decode()
     assert "This change now denies 1 object that was allowed." in html

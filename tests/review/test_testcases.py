@@ -10,7 +10,7 @@ import pytest
 from policyeditor.review import bundle, testcases, workflow
 from policyeditor.review.models import SavedTestCase
 from policyeditor.review.workflow import NotAllowed, WorkflowError
-from tests.review.conftest import edit
+from tests.review.conftest import approved_then_edited
 
 pytestmark = pytest.mark.django_db
 
@@ -51,9 +51,7 @@ def test_saved_cases_run_on_a_revision_through_the_cli_runner(draft, cases):
 def test_a_stricter_revision_reports_objects_it_now_denies_against_the_approved_one(
     draft, cases, alice, bob
 ):
-    workflow.request_review(alice, draft)
-    workflow.approve(bob, draft, revision_number=1)
-    edit(draft, alice, 3)
+    approved_then_edited(draft, alice, bob, 3)
     report = testcases.report_for(
         draft, workflow.latest_revision(draft), baseline=workflow.approved_revision(draft)
     )
@@ -66,9 +64,7 @@ def test_a_stricter_revision_reports_objects_it_now_denies_against_the_approved_
 
 
 def test_a_looser_revision_reports_one_object_now_allowed(draft, cases, alice, bob):
-    workflow.request_review(alice, draft)
-    workflow.approve(bob, draft, revision_number=1)
-    edit(draft, alice, 9)
+    approved_then_edited(draft, alice, bob, 9)
     report = testcases.report_for(
         draft, workflow.latest_revision(draft), baseline=workflow.approved_revision(draft)
     )

@@ -11,7 +11,7 @@ from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.review import comments, workflow
 from policyeditor.review.models import Comment, ShareLink
 from tests.builders import replica_limit as policy
-from tests.review.conftest import edit
+from tests.review.conftest import approved_then_edited, edit
 
 pytestmark = pytest.mark.django_db
 
@@ -26,9 +26,7 @@ def _page(draft, number, **query):
 def test_the_review_page_shows_the_diff_against_the_approved_revision_by_default(
     draft, alice, bob, as_user
 ):
-    workflow.request_review(alice, draft)
-    workflow.approve(bob, draft, revision_number=1)
-    edit(draft, alice, 3)
+    approved_then_edited(draft, alice, bob, 3)
     edit(draft, alice, 2)
     html = as_user(bob).get(_page(draft, 3)).content.decode()
     assert "Changes since r1 (approved)" in html

@@ -9,7 +9,7 @@ from policyeditor.editor.services import create_draft
 from policyeditor.review import workflow
 from policyeditor.review.models import Action, AuditEvent, Decision
 from policyeditor.review.workflow import NotAllowed, WorkflowError
-from tests.review.conftest import edit
+from tests.review.conftest import approved_then_edited, edit
 
 pytestmark = pytest.mark.django_db
 
@@ -108,9 +108,7 @@ def test_requesting_review_twice_or_without_a_team_is_refused(draft, alice):
 def test_editing_an_approved_draft_starts_a_new_draft_revision_and_keeps_the_approved_one(
     draft, alice, bob
 ):
-    workflow.request_review(alice, draft)
-    workflow.approve(bob, draft, revision_number=1)
-    edit(draft, alice, 7)
+    approved_then_edited(draft, alice, bob, 7)
     assert _status(draft) == Status.DRAFT
     approved = workflow.approved_revision(draft)
     assert approved.number == 1
@@ -139,9 +137,7 @@ def test_a_team_rule_of_two_approvals_needs_two_distinct_reviewers(draft, team, 
 def test_an_edit_in_review_dismisses_earlier_approvals(draft, team, alice, bob, dave):
     team.required_approvals = 2
     team.save()
-    workflow.request_review(alice, draft)
-    workflow.approve(bob, draft, revision_number=1)
-    edit(draft, alice, 4)
+    approved_then_edited(draft, alice, bob, 4)
     workflow.approve(dave, draft, revision_number=2)
     assert _status(draft) == Status.IN_REVIEW  # bob's approval was of revision 1
 

@@ -136,6 +136,19 @@ def unmarshal(json_type: str, field: str, go_type: str) -> str:
 VAP = "ValidatingAdmissionPolicy"
 SPEC = "ValidatingAdmissionPolicySpec"
 
+
+def wrong_type(
+    name: str, path: str, value: Any, json_type: str, go_type: str, struct: str = SPEC
+) -> Hostile:
+    """BASE_POLICY with a wrong-typed value at `path`, named as strict decoding names it."""
+    return Hostile(
+        name, policy_with(path, value), unmarshal(json_type, f"{struct}.{path}", go_type)
+    )
+
+
+RULES = "spec.matchConstraints.resourceRules"
+EXPRESSION_GO = "Validation.spec.validations.expression"
+
 DOCUMENT_INPUTS = [
     Hostile("missing-api-version", policy_without("apiVersion"), "apiVersion: Required value"),
     Hostile("missing-kind", policy_without("kind"), "kind: Required value"),
@@ -145,45 +158,25 @@ DOCUMENT_INPUTS = [
         'no matches for kind "ValidatingAdmissionPolicy"',
     ),
     Hostile("api-version-number", policy_with("apiVersion", 5), "must be a string"),
-    Hostile(
-        "metadata-list",
-        policy_with("metadata", ["a"]),
-        unmarshal("array", f"{VAP}.metadata", "v1.ObjectMeta"),
-    ),
-    Hostile(
-        "name-number",
-        policy_with("metadata.name", 5),
-        unmarshal("number", "ObjectMeta.metadata.name", "string"),
-    ),
+    wrong_type("metadata-list", "metadata", ["a"], "array", "v1.ObjectMeta", VAP),
+    wrong_type("name-number", "metadata.name", 5, "number", "string", "ObjectMeta"),
     Hostile(
         "name-not-dns",
         policy_with("metadata.name", "Bad_Name!"),
         "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters",
     ),
-    Hostile(
-        "spec-string",
-        policy_with("spec", "nope"),
-        unmarshal("string", f"{VAP}.spec", f"v1.{SPEC}"),
-    ),
-    Hostile(
-        "validations-mapping",
-        policy_with("spec.validations", {"a": 1}),
-        unmarshal("object", f"{SPEC}.spec.validations", "[]v1.Validation"),
-    ),
-    Hostile(
-        "validation-string",
-        policy_with("spec.validations", ["x"]),
-        unmarshal("string", f"{SPEC}.spec.validations", "v1.Validation"),
-    ),
+    wrong_type("spec-string", "spec", "nope", "string", f"v1.{SPEC}", VAP),
+    wrong_type("validations-mapping", "spec.validations", {"a": 1}, "object", "[]v1.Validation"),
+    wrong_type("validation-string", "spec.validations", ["x"], "string", "v1.Validation"),
     Hostile(
         "expression-number",
         policy_with("spec.validations.0", {"expression": 5}),
-        unmarshal("number", "Validation.spec.validations.expression", "string"),
+        unmarshal("number", EXPRESSION_GO, "string"),
     ),
     Hostile(
         "expression-mapping",
         policy_with("spec.validations.0", {"expression": {"a": 1}}),
-        unmarshal("object", "Validation.spec.validations.expression", "string"),
+        unmarshal("object", EXPRESSION_GO, "string"),
     ),
     Hostile(
         "expression-null",
@@ -195,44 +188,32 @@ DOCUMENT_INPUTS = [
         policy_with("spec.failurePolicy", "Maybe"),
         'Unsupported value: "Maybe": supported values: "Fail", "Ignore"',
     ),
-    Hostile(
-        "failure-policy-number",
-        policy_with("spec.failurePolicy", 1),
-        unmarshal("number", f"{SPEC}.spec.failurePolicy", "string"),
+    wrong_type("failure-policy-number", "spec.failurePolicy", 1, "number", "string"),
+    wrong_type(
+        "match-constraints-list", "spec.matchConstraints", ["all"], "array", "v1.MatchResources"
     ),
-    Hostile(
-        "match-constraints-list",
-        policy_with("spec.matchConstraints", ["all"]),
-        unmarshal("array", f"{SPEC}.spec.matchConstraints", "v1.MatchResources"),
-    ),
-    Hostile(
+    wrong_type(
         "resource-rule-string",
-        policy_with("spec.matchConstraints.resourceRules", ["everything"]),
-        unmarshal(
-            "string",
-            "MatchResources.spec.matchConstraints.resourceRules",
-            "v1.NamedRuleWithOperations",
-        ),
+        RULES,
+        ["everything"],
+        "string",
+        "v1.NamedRuleWithOperations",
+        "MatchResources",
     ),
-    Hostile(
+    wrong_type(
         "resource-rules-string",
-        policy_with("spec.matchConstraints.resourceRules", "all"),
-        unmarshal(
-            "string",
-            "MatchResources.spec.matchConstraints.resourceRules",
-            "[]v1.NamedRuleWithOperations",
-        ),
+        RULES,
+        "all",
+        "string",
+        "[]v1.NamedRuleWithOperations",
+        "MatchResources",
     ),
     Hostile(
         "operation-unknown",
-        policy_with("spec.matchConstraints.resourceRules.0.operations", ["EXPLODE"]),
+        policy_with(f"{RULES}.0.operations", ["EXPLODE"]),
         'Unsupported value: "EXPLODE"',
     ),
-    Hostile(
-        "param-kind-string",
-        policy_with("spec.paramKind", "ConfigMap"),
-        unmarshal("string", f"{SPEC}.spec.paramKind", "v1.ParamKind"),
-    ),
+    wrong_type("param-kind-string", "spec.paramKind", "ConfigMap", "string", "v1.ParamKind"),
     Hostile(
         "sixty-five-match-conditions",
         policy_with(

@@ -11,7 +11,7 @@ from django.urls import reverse
 from policyeditor.editor.models import Draft
 from policyeditor.editor.services import save_draft
 from policyeditor.editor.starters import get_starter
-from tests.editor.formhtml import form_data, postable
+from tests.editor.formhtml import draft_form, expression_field, form_data, live_validate, postable
 
 
 def _badge_text(html: str) -> str:
@@ -22,16 +22,6 @@ def _badge_text(html: str) -> str:
 
 
 pytestmark = pytest.mark.django_db
-
-
-def _form(client, draft):
-    response = client.get(draft.get_absolute_url())
-    assert response.status_code == 200
-    return form_data(response.content.decode())
-
-
-def _expression_field(data) -> str:
-    return next(k for k in data if ".spec.validations." in k and k.endswith(".expression"))
 
 
 def test_the_editor_page_shows_every_document_and_the_yaml(alice_client, replica_draft):
@@ -54,12 +44,10 @@ def test_someone_elses_draft_is_404_on_every_endpoint(client, bob, replica_draft
 
 def _validate_expression(client, draft, headers, expression: str):
     """Live-validate the draft's form with its first validation expression set to `expression`."""
-    data = _form(client, draft)
-    field = _expression_field(data)
+    data = draft_form(client, draft)
+    field = expression_field(data)
     data[field] = expression
-    response = client.post(
-        reverse("editor:draft_validate", args=[draft.pk]), postable(data), headers=headers
-    )
+    response = live_validate(client, draft, data, headers)
     return field, response
 
 
@@ -82,24 +70,18 @@ def test_live_validation_answers_200_with_the_error_placed_at_the_field(
 def test_live_validation_of_a_valid_draft_says_valid_for_the_target_version(
     alice_client, replica_draft, htmx_headers
 ):
-    data = _form(alice_client, replica_draft)
+    data = draft_form(alice_client, replica_draft)
     data["kubernetes_version"] = "1.34"
-    response = alice_client.post(
-        reverse("editor:draft_validate", args=[replica_draft.pk]),
-        postable(data),
-        headers=htmx_headers,
-    )
+    response = live_validate(alice_client, replica_draft, data, htmx_headers)
     assert "valid for Kubernetes 1.34" in _badge_text(response.content.decode())
 
 
 def test_changing_the_target_version_flags_what_that_version_lacks(
     alice_client, map_draft, htmx_headers
 ):
-    data = _form(alice_client, map_draft)
+    data = draft_form(alice_client, map_draft)
     data["kubernetes_version"] = "1.33"
-    response = alice_client.post(
-        reverse("editor:draft_validate", args=[map_draft.pk]), postable(data), headers=htmx_headers
-    )
+    response = live_validate(alice_client, map_draft, data, htmx_headers)
     assert b"requires Kubernetes 1.36" in response.content
     assert b"2 errors" in response.content
 
@@ -177,8 +159,8 @@ def test_adding_a_binding_or_param_document_returns_its_section(alice_client, re
 def test_saving_over_htmx_creates_a_revision_and_triggers_saved(
     alice_client, replica_draft, htmx_headers
 ):
-    data = _form(alice_client, replica_draft)
-    data[_expression_field(data)] = "object.spec.replicas <= params.maxReplicas + 1"
+    data = draft_form(alice_client, replica_draft)
+    data[expression_field(data)] = "object.spec.replicas <= params.maxReplicas + 1"
     data["note"] = "allow one more"
     response = alice_client.post(
         reverse("editor:draft_save", args=[replica_draft.pk]), postable(data), headers=htmx_headers
@@ -199,11 +181,11 @@ def test_saving_over_htmx_creates_a_revision_and_triggers_saved(
 def test_a_stale_save_is_refused_with_a_clear_message_and_overwrites_nothing(
     alice_client, alice, replica_draft, htmx_headers
 ):
-    data = _form(alice_client, replica_draft)
+    data = draft_form(alice_client, replica_draft)
     other = get_starter("replica-limit").documents()
     other[0]["spec"]["failurePolicy"] = "Ignore"
     save_draft(replica_draft, other, expected_revision=1, author=alice, note="elsewhere")
-    data[_expression_field(data)] = "false"
+    data[expression_field(data)] = "false"
     url = reverse("editor:draft_save", args=[replica_draft.pk])
     response = alice_client.post(url, postable(data), headers=htmx_headers)
     assert response.status_code == 200
@@ -216,7 +198,7 @@ def test_a_stale_save_is_refused_with_a_clear_message_and_overwrites_nothing(
 
 
 def test_a_plain_form_save_redirects_back_to_the_editor(alice_client, replica_draft):
-    data = _form(alice_client, replica_draft)
+    data = draft_form(alice_client, replica_draft)
     yaml_field = next(k for k in data if k.endswith(":yaml") and "maxReplicas: 3" in data[k])
     data[yaml_field] = data[yaml_field].replace("maxReplicas: 3", "maxReplicas: 4")
     response = alice_client.post(
@@ -229,7 +211,7 @@ def test_a_plain_form_save_redirects_back_to_the_editor(alice_client, replica_dr
 def test_a_plain_form_save_of_nothing_new_redirects_and_stores_no_revision(
     alice_client, replica_draft
 ):
-    data = _form(alice_client, replica_draft)
+    data = draft_form(alice_client, replica_draft)
     response = alice_client.post(
         reverse("editor:draft_save", args=[replica_draft.pk]), postable(data), follow=True
     )
@@ -238,7 +220,7 @@ def test_a_plain_form_save_of_nothing_new_redirects_and_stores_no_revision(
 
 
 def test_a_save_with_unreadable_yaml_is_refused(alice_client, replica_draft, htmx_headers):
-    data = _form(alice_client, replica_draft)
+    data = draft_form(alice_client, replica_draft)
     yaml_field = next(k for k in data if k.endswith(":yaml"))
     data[yaml_field] = "maxReplicas: [3"
     response = alice_client.post(

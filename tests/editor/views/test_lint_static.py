@@ -11,32 +11,18 @@ import yaml
 from django.urls import reverse
 
 from policyeditor.editor.models import Draft
-from tests.editor.formhtml import form_data, postable
+from tests.editor.formhtml import draft_form, expression_field, live_validate, postable
 
 pytestmark = pytest.mark.django_db
-
-
-def _form(client, draft):
-    response = client.get(draft.get_absolute_url())
-    assert response.status_code == 200
-    return form_data(response.content.decode())
-
-
-def _expression_field(data) -> str:
-    return next(k for k in data if ".spec.validations." in k and k.endswith(".expression"))
 
 
 def test_a_lint_finding_is_a_warning_at_its_field_and_the_badge_counts_it(
     alice_client, replica_draft, htmx_headers
 ):
-    data = _form(alice_client, replica_draft)
-    field = _expression_field(data)
+    data = draft_form(alice_client, replica_draft)
+    field = expression_field(data)
     data[field] = "has(object.metadata.labels.team) && object.spec.replicas <= params.maxReplicas"
-    response = alice_client.post(
-        reverse("editor:draft_validate", args=[replica_draft.pk]),
-        postable(data),
-        headers=htmx_headers,
-    )
+    response = live_validate(alice_client, replica_draft, data, htmx_headers)
     html = response.content.decode()
     assert f'data-for="{field}" data-level="warning"' in html
     assert "PE101 (line 1, column 4)" in html
@@ -48,13 +34,9 @@ def test_a_lint_finding_is_a_warning_at_its_field_and_the_badge_counts_it(
 def test_the_static_box_validates_the_draft_as_static_manifests(
     alice_client, replica_draft, htmx_headers
 ):
-    data = _form(alice_client, replica_draft)
+    data = draft_form(alice_client, replica_draft)
     data["static_manifests"] = "on"
-    response = alice_client.post(
-        reverse("editor:draft_validate", args=[replica_draft.pk]),
-        postable(data),
-        headers=htmx_headers,
-    )
+    response = live_validate(alice_client, replica_draft, data, htmx_headers)
     html = response.content.decode()
     assert "spec.paramKind is not supported for static manifests" in html
     assert "must have a name ending with" in html
@@ -62,7 +44,7 @@ def test_the_static_box_validates_the_draft_as_static_manifests(
 
 
 def test_saving_keeps_the_static_setting_of_the_draft(alice_client, replica_draft, htmx_headers):
-    data = _form(alice_client, replica_draft)
+    data = draft_form(alice_client, replica_draft)
     data["static_manifests"] = "on"
     alice_client.post(
         reverse("editor:draft_save", args=[replica_draft.pk]), postable(data), headers=htmx_headers
@@ -70,7 +52,7 @@ def test_saving_keeps_the_static_setting_of_the_draft(alice_client, replica_draf
     assert Draft.objects.get(pk=replica_draft.pk).static_manifests is True
     page = alice_client.get(replica_draft.get_absolute_url()).content.decode()
     assert 'name="static_manifests" checked' in page
-    data = _form(alice_client, replica_draft)
+    data = draft_form(alice_client, replica_draft)
     del data["static_manifests"]
     alice_client.post(
         reverse("editor:draft_save", args=[replica_draft.pk]), postable(data), headers=htmx_headers

@@ -2,50 +2,15 @@
 
 from __future__ import annotations
 
-import difflib
-
 import pytest
 from django.urls import reverse
 
 from policyeditor.editor.models import Draft
 from tests.editor.formhtml import form_data, postable
+from tests.sources import REPLICA_LIMIT_YAML as SOURCE
+from tests.sources import changed_lines
 
 pytestmark = pytest.mark.django_db
-
-SOURCE = """\
-# Replica limit, as kept in Git.
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: replica-limit.example.com   # cluster-scoped
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - apiGroups: ["apps"]
-      apiVersions: ["v1"]
-      operations: ["CREATE", "UPDATE"]
-      resources: ["deployments"]
-
-  validations:
-  - expression: 'object.spec.replicas <= 5'
-    message: at most 5 replicas
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: replica-limit-binding}
-spec:
-  policyName: replica-limit.example.com
-  validationActions: [Deny]
-"""
-
-
-def changed_lines(before: str, after: str) -> list[str]:
-    return [
-        line
-        for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    ]
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from policyeditor.engine.lint import RULES, lint_document, lint_documents
+from tests.builders import document, rules
 
 
 def vap(*validations: dict[str, Any], operations: list[str] | None = None, **spec: Any) -> dict:
@@ -149,24 +150,11 @@ def test_concatenating_a_schema_integer_to_a_string_is_found():
 
 def test_a_jsonpatch_field_that_is_not_op_path_from_or_value_is_found():
     def map_doc(expression: str) -> dict:
-        return {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "MutatingAdmissionPolicy",
-            "metadata": {"name": "m"},
-            "spec": {
-                "matchConstraints": {
-                    "resourceRules": [
-                        {
-                            "apiGroups": [""],
-                            "apiVersions": ["v1"],
-                            "resources": ["pods"],
-                            "operations": ["CREATE"],
-                        }
-                    ]
-                },
-                "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": expression}}],
-            },
-        }
+        patch = {"patchType": "JSONPatch", "jsonPatch": {"expression": expression}}
+        pods = rules("pods", group="", operations=("CREATE",))
+        return document(
+            "MutatingAdmissionPolicy", "m", {"matchConstraints": pods, "mutations": [patch]}
+        )
 
     assert "PE109" in codes(map_doc("[JSONPatch{op: 'add', pth: '/metadata/labels', value: {}}]"))
     assert "PE109" not in codes(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import difflib
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from policyeditor.engine.manifests.roundtrip import (
     update_source,
 )
 from policyeditor.engine.manifests.textpatch import Unsupported, patch_text, same
+from tests.sources import changed_lines
 from tests.vectors import DATA, SHARED
 
 EXTERNAL = SHARED / "external" if (SHARED / "external").is_dir() else DATA / "external"
@@ -52,15 +52,6 @@ spec:
   policyName: replica-limit
   validationActions: [Deny]
 """
-
-
-def changed_lines(before: str, after: str) -> list[str]:
-    """The -/+ lines of a unified diff of two texts."""
-    return [
-        line
-        for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    ]
 
 
 def edited(source: str, change) -> tuple[list[dict], str]:

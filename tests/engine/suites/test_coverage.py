@@ -8,60 +8,51 @@ import pickle
 import pytest
 import yaml
 
+from policyeditor.engine.manifests.dump import dump_documents
 from policyeditor.engine.suites.coverage import merge
 from policyeditor.engine.suites.runner import run
+from tests.builders import vap, vap_binding
 from tests.vectors import DATA, external_path
 
 KAT = DATA / "suites" / "passing" / "kat"
 
-POLICY = """\
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: replica-limit}
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [apps]
-      apiVersions: [v1]
-      operations: [CREATE, UPDATE]
-      resources: [deployments]
-  matchConditions:
-  - name: not-opted-out
-    expression: object.metadata.?labels['opt-out'].orValue('') != 'true'
-  - name: tier-is-web
-    expression: object.metadata.labels['tier'] == 'web'
-  variables:
-  - name: limit
-    expression: "5"
-  - name: unused
-    expression: "'never read'"
-  validations:
-  - expression: object.spec.replicas <= variables.limit
-    messageExpression: "'replicas must be at most ' + string(variables.limit)"
-  - expression: object.spec.replicas >= 1
-    message: at least one replica
-  auditAnnotations:
-  - key: replicas
-    valueExpression: string(object.spec.replicas)
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: replica-limit-default}
-spec:
-  policyName: replica-limit
-  validationActions: [Deny]
-  matchResources:
-    namespaceSelector:
-      matchLabels: {kubernetes.io/metadata.name: default}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: replica-limit-never-used}
-spec:
-  policyName: replica-limit
-  validationActions: [Warn]
-"""
+POLICY = dump_documents(
+    [
+        vap(
+            "replica-limit",
+            failurePolicy="Fail",
+            matchConditions=[
+                {
+                    "name": "not-opted-out",
+                    "expression": "object.metadata.?labels['opt-out'].orValue('') != 'true'",
+                },
+                {"name": "tier-is-web", "expression": "object.metadata.labels['tier'] == 'web'"},
+            ],
+            variables=[
+                {"name": "limit", "expression": "5"},
+                {"name": "unused", "expression": "'never read'"},
+            ],
+            validations=[
+                {
+                    "expression": "object.spec.replicas <= variables.limit",
+                    "messageExpression": "'replicas must be at most ' + string(variables.limit)",
+                },
+                {"expression": "object.spec.replicas >= 1", "message": "at least one replica"},
+            ],
+            auditAnnotations=[
+                {"key": "replicas", "valueExpression": "string(object.spec.replicas)"}
+            ],
+        ),
+        vap_binding(
+            "replica-limit-default",
+            "replica-limit",
+            matchResources={
+                "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "default"}}
+            },
+        ),
+        vap_binding("replica-limit-never-used", "replica-limit", ("Warn",)),
+    ]
+)
 
 
 def _deployment(replicas: int, namespace: str = "default", **labels: str) -> dict:

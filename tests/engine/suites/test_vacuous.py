@@ -5,27 +5,24 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from policyeditor.engine.manifests.dump import dump_documents
 from policyeditor.engine.suites.runner import run
+from tests.builders import rules, vap
 from tests.engine.suites.test_coverage import POLICY, _deployment
 from tests.vectors import DATA
 
 KAT = DATA / "suites" / "passing" / "kat"
 
-IGNORED = """\
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: ignores-errors}
-spec:
-  failurePolicy: Ignore
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [apps]
-      apiVersions: [v1]
-      operations: [CREATE]
-      resources: [deployments]
-  validations:
-  - expression: object.spec.paused == false
-"""
+IGNORED = dump_documents(
+    [
+        vap(
+            "ignores-errors",
+            failurePolicy="Ignore",
+            matchConstraints=rules(operations=("CREATE",)),
+            validations=[{"expression": "object.spec.paused == false"}],
+        )
+    ]
+)
 
 
 def _suite(tmp_path, cases, policy=POLICY):
@@ -38,6 +35,17 @@ def _suite(tmp_path, cases, policy=POLICY):
     }
     (tmp_path / "cases.policytest.yaml").write_text(yaml.safe_dump(document))
     return tmp_path
+
+
+def _bound_case(obj: dict, expect: dict) -> dict:
+    """A case "c" of replica-limit through its replica-limit-default binding."""
+    return {
+        "name": "c",
+        "policy": "replica-limit",
+        "binding": "replica-limit-default",
+        "object": obj,
+        "expect": expect,
+    }
 
 
 def _only(report):
@@ -85,13 +93,7 @@ def test_an_allowed_expectation_met_without_any_policy_taking_part_is_a_warning(
 
 
 def test_strict_fails_the_vacuous_case_and_says_why(tmp_path):
-    case = {
-        "name": "c",
-        "policy": "replica-limit",
-        "binding": "replica-limit-default",
-        "object": _deployment(9, "other", tier="web"),
-        "expect": {"allowed": True},
-    }
+    case = _bound_case(_deployment(9, "other", tier="web"), {"allowed": True})
     report = run([_suite(tmp_path, [case])], strict=True)
     result = _only(report)
     assert not result.passed and not report.ok
@@ -102,13 +104,8 @@ def test_strict_fails_the_vacuous_case_and_says_why(tmp_path):
 
 
 def test_a_denial_that_came_from_an_evaluation_error_is_reported_as_such(tmp_path):
-    case = {
-        "name": "c",
-        "policy": "replica-limit",
-        "binding": "replica-limit-default",
-        "object": _deployment(2),  # no tier label: the matchCondition fails, failurePolicy Fail
-        "expect": {"allowed": False},
-    }
+    # no tier label: the matchCondition fails, failurePolicy Fail
+    case = _bound_case(_deployment(2), {"allowed": False})
     result = _only(run([_suite(tmp_path, [case])]))
     assert result.passed
     assert result.vacuous == (
@@ -147,13 +144,7 @@ def test_an_error_ignored_by_failure_policy_ignore_is_not_a_real_allow(tmp_path)
     ],
 )
 def test_cases_that_pass_for_the_right_reason_carry_no_warning(tmp_path, case, expect):
-    full = {
-        "name": "c",
-        "policy": "replica-limit",
-        "binding": "replica-limit-default",
-        "expect": expect,
-        **case,
-    }
+    full = _bound_case(case["object"], expect)
     report = run([_suite(tmp_path, [full])], strict=True)
     result = _only(report)
     assert result.passed, result.failures
@@ -162,13 +153,7 @@ def test_cases_that_pass_for_the_right_reason_carry_no_warning(tmp_path, case, e
 
 
 def test_a_failing_case_is_never_called_vacuous(tmp_path):
-    case = {
-        "name": "c",
-        "policy": "replica-limit",
-        "binding": "replica-limit-default",
-        "object": _deployment(9, "other", tier="web"),
-        "expect": {"allowed": False},
-    }
+    case = _bound_case(_deployment(9, "other", tier="web"), {"allowed": False})
     result = _only(run([_suite(tmp_path, [case])]))
     assert not result.passed and result.vacuous == ""
 

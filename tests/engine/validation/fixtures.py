@@ -4,79 +4,61 @@ from __future__ import annotations
 
 import copy
 
-from policyeditor.engine.manifests.loading import load_documents
+from tests.builders import document, rules, vap, vap_binding
 
-DOCS = load_documents(
-    """
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: demo-policy.example.com
-spec:
-  matchConstraints:
-    resourceRules:
-    - apiGroups:   ["apps"]
-      apiVersions: ["v1"]
-      operations:  ["CREATE", "UPDATE"]
-      resources:   ["deployments"]
-  validations:
-  - expression: "object.spec.replicas <= 5"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata:
-  name: demo-binding-test.example.com
-spec:
-  policyName: demo-policy.example.com
-  validationActions: [Deny]
-  matchResources:
-    namespaceSelector:
-      matchLabels:
-        environment: test
----
-apiVersion: admissionregistration.k8s.io/v1alpha1
-kind: MutatingAdmissionPolicy
-metadata:
-  name: sidecar-policy.example.com
-spec:
-  paramKind: {kind: Sidecar, apiVersion: mutations.example.com/v1}
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [""]
-      apiVersions: ["v1"]
-      operations: ["CREATE"]
-      resources: ["pods"]
-  matchConditions:
-  - name: does-not-already-have-sidecar
-    expression: "!object.spec.initContainers.exists(ic, ic.name == \\"mesh-proxy\\")"
-  failurePolicy: Fail
-  reinvocationPolicy: IfNeeded
-  mutations:
-  - patchType: "ApplyConfiguration"
-    applyConfiguration:
-      expression: >
-        Object{
-          spec: Object.spec{
-            initContainers: [
-              Object.spec.initContainers{
-                name: "mesh-proxy",
-                image: "mesh/proxy:v1.0.0"
-              }
-            ]
-          }
-        }
----
-apiVersion: admissionregistration.k8s.io/v1alpha1
-kind: MutatingAdmissionPolicyBinding
-metadata:
-  name: sidecar-binding-test.example.com
-spec:
-  policyName: sidecar-policy.example.com
-  paramRef:
-    name: meshproxy-v1.0.0
-    namespace: default
+SIDECAR = """\
+Object{
+  spec: Object.spec{
+    initContainers: [
+      Object.spec.initContainers{
+        name: "mesh-proxy",
+        image: "mesh/proxy:v1.0.0"
+      }
+    ]
+  }
+}
 """
-)
+V1ALPHA1 = "admissionregistration.k8s.io/v1alpha1"
+DOCS = [
+    vap(
+        "demo-policy.example.com",
+        validations=[{"expression": "object.spec.replicas <= 5"}],
+    ),
+    vap_binding(
+        "demo-binding-test.example.com",
+        "demo-policy.example.com",
+        matchResources={"namespaceSelector": {"matchLabels": {"environment": "test"}}},
+    ),
+    document(
+        "MutatingAdmissionPolicy",
+        "sidecar-policy.example.com",
+        {
+            "paramKind": {"kind": "Sidecar", "apiVersion": "mutations.example.com/v1"},
+            "matchConstraints": rules("pods", group="", operations=("CREATE",)),
+            "matchConditions": [
+                {
+                    "name": "does-not-already-have-sidecar",
+                    "expression": '!object.spec.initContainers.exists(ic, ic.name == "mesh-proxy")',
+                }
+            ],
+            "failurePolicy": "Fail",
+            "reinvocationPolicy": "IfNeeded",
+            "mutations": [
+                {"patchType": "ApplyConfiguration", "applyConfiguration": {"expression": SIDECAR}}
+            ],
+        },
+        api_version=V1ALPHA1,
+    ),
+    document(
+        "MutatingAdmissionPolicyBinding",
+        "sidecar-binding-test.example.com",
+        {
+            "policyName": "sidecar-policy.example.com",
+            "paramRef": {"name": "meshproxy-v1.0.0", "namespace": "default"},
+        },
+        api_version=V1ALPHA1,
+    ),
+]
 VAP, VAPB, MAP, MAPB = DOCS
 
 

@@ -7,31 +7,17 @@ import copy
 import yaml
 
 from policyeditor.engine.validation import static_layout, validate_documents, warnings_for
+from tests.builders import document, rules, vap_binding
 
-POLICY = {
-    "apiVersion": "admissionregistration.k8s.io/v1",
-    "kind": "ValidatingAdmissionPolicy",
-    "metadata": {"name": "deny-privileged.static.k8s.io"},
-    "spec": {
-        "matchConstraints": {
-            "resourceRules": [
-                {
-                    "apiGroups": [""],
-                    "apiVersions": ["v1"],
-                    "resources": ["pods"],
-                    "operations": ["CREATE"],
-                }
-            ]
-        },
+POLICY = document(
+    "ValidatingAdmissionPolicy",
+    "deny-privileged.static.k8s.io",
+    {
+        "matchConstraints": rules("pods", group="", operations=("CREATE",)),
         "validations": [{"expression": "true"}],
     },
-}
-BINDING = {
-    "apiVersion": "admissionregistration.k8s.io/v1",
-    "kind": "ValidatingAdmissionPolicyBinding",
-    "metadata": {"name": "deny-privileged-binding.static.k8s.io"},
-    "spec": {"policyName": "deny-privileged.static.k8s.io", "validationActions": ["Deny"]},
-}
+)
+BINDING = vap_binding("deny-privileged-binding.static.k8s.io", "deny-privileged.static.k8s.io")
 
 
 def messages(docs: list[dict], version: str = "1.37", **options) -> list[str]:
@@ -126,12 +112,7 @@ def test_the_api_rejects_the_reserved_suffix_from_1_37_and_warns_in_1_36():
 
 
 def test_the_layout_holds_a_directory_per_plugin_and_the_admission_configuration():
-    mutating = {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "MutatingAdmissionPolicy",
-        "metadata": {"name": "label.static.k8s.io"},
-        "spec": {},
-    }
+    mutating = document("MutatingAdmissionPolicy", "label.static.k8s.io", {})
     files = static_layout([POLICY, BINDING, mutating, {"kind": "ConfigMap"}], base_dir="/etc/k8s")
     assert sorted(files) == [
         "admission-configuration.yaml",

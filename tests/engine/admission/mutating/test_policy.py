@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from policyeditor.engine.admission.evaluation import AdmissionRequest, evaluate
-from tests.builders import document, rules
+from tests.builders import document, rules, widget_crd
 
 RULES = rules("configmaps", group="")
 
@@ -276,58 +276,21 @@ def test_object_type_names_must_follow_the_field_path():
     )
 
 
-WIDGET_CRD = document(
-    "CustomResourceDefinition",
-    "widgets.example.com",
+WIDGET_CRD = widget_crd(
     {
-        "group": "example.com",
-        "names": {"kind": "Widget", "plural": "widgets"},
-        "scope": "Namespaced",
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "schema": {
-                    "openAPIV3Schema": {
-                        "type": "object",
-                        "properties": {
-                            "spec": {
-                                "type": "object",
-                                "properties": {
-                                    "parts": {
-                                        "type": "array",
-                                        "x-kubernetes-list-type": "map",
-                                        "x-kubernetes-list-map-keys": ["name"],
-                                        "items": {
-                                            "type": "object",
-                                            "properties": {
-                                                "name": {"type": "string"},
-                                                "size": {"type": "integer"},
-                                            },
-                                        },
-                                    },
-                                    "tags": {"type": "array", "items": {"type": "string"}},
-                                },
-                            }
-                        },
-                    }
-                },
-            }
-        ],
-    },
-    api_version="apiextensions.k8s.io/v1",
+        "parts": {
+            "type": "array",
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["name"],
+            "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "size": {"type": "integer"}},
+            },
+        },
+        "tags": {"type": "array", "items": {"type": "string"}},
+    }
 )
-WIDGET_RULES = {
-    "resourceRules": [
-        {
-            "apiGroups": ["example.com"],
-            "apiVersions": ["v1"],
-            "operations": ["CREATE"],
-            "resources": ["widgets"],
-        }
-    ]
-}
+WIDGET_RULES = rules("widgets", group="example.com", operations=("CREATE",))
 
 
 def widget():

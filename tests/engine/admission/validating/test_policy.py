@@ -671,12 +671,7 @@ def test_an_explicit_namespace_object_is_the_request_namespace():
 
 
 def test_unserved_documents_outside_the_policy_filter_do_not_matter():
-    map_v1 = {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "MutatingAdmissionPolicy",
-        "metadata": {"name": "other"},
-        "spec": {},
-    }
+    map_v1 = builders.document("MutatingAdmissionPolicy", "other", {})
     result = run([vap(validations=MAX5), map_v1], deployment(6), version="1.34", policy="limit")
     assert result.result == "deny" and result.errors == []
 

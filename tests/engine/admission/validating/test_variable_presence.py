@@ -9,48 +9,36 @@ from __future__ import annotations
 
 from policyeditor.engine.admission.evaluation import AdmissionRequest, evaluate
 from policyeditor.engine.validation import validate_document
+from tests.builders import rules, vap
 
 # Containers must run as non-root, set on the container or inherited from the pod-level
 # securityContext: the fallback idiom `has(variables.psc) && has(variables.psc.runAsNonRoot)`.
-NON_ROOT = {
-    "apiVersion": "admissionregistration.k8s.io/v1",
-    "kind": "ValidatingAdmissionPolicy",
-    "metadata": {"name": "non-root"},
-    "spec": {
-        "failurePolicy": "Fail",
-        "matchConstraints": {
-            "resourceRules": [
-                {
-                    "apiGroups": [""],
-                    "apiVersions": ["v1"],
-                    "operations": ["CREATE", "UPDATE"],
-                    "resources": ["pods"],
-                }
-            ]
+NON_ROOT = vap(
+    "non-root",
+    failurePolicy="Fail",
+    matchConstraints=rules("pods", group=""),
+    variables=[
+        {"name": "psc", "expression": "object.spec.securityContext"},
+        {
+            "name": "podNonRoot",
+            "expression": (
+                "has(variables.psc) && has(variables.psc.runAsNonRoot) && "
+                "variables.psc.runAsNonRoot"
+            ),
         },
-        "variables": [
-            {"name": "psc", "expression": "object.spec.securityContext"},
-            {
-                "name": "podNonRoot",
-                "expression": (
-                    "has(variables.psc) && has(variables.psc.runAsNonRoot) && "
-                    "variables.psc.runAsNonRoot"
-                ),
-            },
-        ],
-        "validations": [
-            {"expression": "has(variables.psc)"},
-            {
-                "expression": (
-                    "object.spec.containers.all(c, has(c.securityContext) && "
-                    "has(c.securityContext.runAsNonRoot) ? c.securityContext.runAsNonRoot "
-                    ": variables.podNonRoot)"
-                ),
-                "message": "containers must run as non-root",
-            },
-        ],
-    },
-}
+    ],
+    validations=[
+        {"expression": "has(variables.psc)"},
+        {
+            "expression": (
+                "object.spec.containers.all(c, has(c.securityContext) && "
+                "has(c.securityContext.runAsNonRoot) ? c.securityContext.runAsNonRoot "
+                ": variables.podNonRoot)"
+            ),
+            "message": "containers must run as non-root",
+        },
+    ],
+)
 
 
 def pod(pod_context=None, container_context=None):

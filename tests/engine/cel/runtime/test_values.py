@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policyeditor.engine import cel
+from policyeditor.engine.manifests.textpatch import same
 
 _INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 _FLOATS = st.floats(allow_nan=False, allow_infinity=False)
@@ -22,22 +23,12 @@ JSON = st.recursive(
 )
 
 
-def _same(a, b) -> bool:
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return a == b
-
-
 @settings(max_examples=150, deadline=None)
 @given(JSON)
 def test_json_values_round_trip_exactly(value):
     result = cel.evaluate_expression("object", object=value)
     assert result.error is None
-    assert _same(result.value, value)
+    assert same(result.value, value)
 
 
 @settings(max_examples=50, deadline=None)
@@ -46,7 +37,7 @@ def test_selected_fields_keep_their_types(value):
     key = sorted(value)[0]
     result = cel.evaluate_expression("object[oldObject]", object=value, old_object=key)
     assert result.error is None
-    assert _same(result.value, value[key])
+    assert same(result.value, value[key])
 
 
 def test_integers_stay_integers_through_arithmetic():

@@ -11,60 +11,47 @@ from policyeditor.engine.manifests.dump import dump_documents
 from policyeditor.engine.manifests.loading import load_documents
 from policyeditor.engine.suites import run
 from policyeditor.engine.suites.exports import EXPORT_LAYOUTS, export_suite
+from tests.builders import document, rules, vap, vap_binding
 
-DOCUMENTS = load_documents(
-    """\
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: replicas
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [apps]
-      apiVersions: [v1]
-      operations: [CREATE, UPDATE]
-      resources: [deployments]
-  matchConditions:
-  - name: not-exempt
-    expression: "!has(object.metadata.labels) || !('exempt' in object.metadata.labels)"
-  validations:
-  - expression: object.spec.replicas <= 2
-    message: at most 2 replicas
-  - expression: request.userInfo.username != 'mallory'
-    message: not mallory
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata:
-  name: replicas-team-a
-spec:
-  policyName: replicas
-  validationActions: [Deny]
-  matchResources:
-    namespaceSelector:
-      matchLabels: {team: a}
----
-apiVersion: admissionregistration.k8s.io/v1beta1
-kind: MutatingAdmissionPolicy
-metadata:
-  name: label
-spec:
-  reinvocationPolicy: Never
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [""]
-      apiVersions: [v1]
-      operations: [CREATE]
-      resources: [configmaps]
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: "Object{metadata: Object.metadata{labels: {'team': 'a'}}}"
-""",
-    source="policies",
-)
+CONFIGMAPS = rules("configmaps", group="", operations=("CREATE",))
+DOCUMENTS = [
+    vap(
+        "replicas",
+        failurePolicy="Fail",
+        matchConditions=[
+            {
+                "name": "not-exempt",
+                "expression": "!has(object.metadata.labels) || !('exempt' in object.metadata.labels)",
+            }
+        ],
+        validations=[
+            {"expression": "object.spec.replicas <= 2", "message": "at most 2 replicas"},
+            {"expression": "request.userInfo.username != 'mallory'", "message": "not mallory"},
+        ],
+    ),
+    vap_binding(
+        "replicas-team-a",
+        "replicas",
+        matchResources={"namespaceSelector": {"matchLabels": {"team": "a"}}},
+    ),
+    document(
+        "MutatingAdmissionPolicy",
+        "label",
+        {
+            "reinvocationPolicy": "Never",
+            "matchConstraints": CONFIGMAPS,
+            "mutations": [
+                {
+                    "patchType": "ApplyConfiguration",
+                    "applyConfiguration": {
+                        "expression": "Object{metadata: Object.metadata{labels: {'team': 'a'}}}"
+                    },
+                }
+            ],
+        },
+        api_version="admissionregistration.k8s.io/v1beta1",
+    ),
+]
 
 
 def _deployment(name: str, replicas: int, labels: dict | None = None) -> dict:
@@ -261,25 +248,18 @@ def test_the_kaptest_export_is_one_manifest_with_object_references():
 
 
 def test_authorizer_mocks_export_to_kat_and_run_the_same(tmp_path):
-    policy = load_documents(
-        """\
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: may-create
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [""]
-      apiVersions: [v1]
-      operations: [CREATE]
-      resources: [configmaps]
-  validations:
-  - expression: authorizer.group('').resource('secrets').namespace('apps').check('get').allowed()
-""",
-        source="p",
-    )
+    may_create = "authorizer.group('').resource('secrets').namespace('apps').check('get').allowed()"
+    policy = [
+        document(
+            "ValidatingAdmissionPolicy",
+            "may-create",
+            {
+                "failurePolicy": "Fail",
+                "matchConstraints": CONFIGMAPS,
+                "validations": [{"expression": may_create}],
+            },
+        )
+    ]
     cases = [
         {
             "name": "allowed to read secrets",

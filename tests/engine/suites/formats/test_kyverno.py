@@ -6,9 +6,12 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from policyeditor.engine.manifests.dump import dump_documents
 from policyeditor.engine.suites import discover, run
 from policyeditor.engine.suites.formats.kyverno import load_kyverno, looks_like_kyverno_test
 from policyeditor.engine.suites.model import SuiteError
+from tests.builders import document, rules, vap, vap_binding
+from tests.engine.suites.exports.test_exports import DOCUMENTS
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "kyverno"
 
@@ -142,38 +145,6 @@ def _write(directory: Path, files: dict[str, str]) -> Path:
     return directory / "kyverno-test.yaml"
 
 
-POLICY = """\
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: replicas
-spec:
-  failurePolicy: {failure}
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [apps]
-      apiVersions: [v1]
-      operations: [CREATE]
-      resources: [deployments]
-  validations:
-  - expression: {expression}
-    message: at most 2 replicas
-"""
-
-BINDING = """\
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata:
-  name: {name}
-spec:
-  policyName: replicas
-  validationActions: {actions}
-  matchResources:
-    namespaceSelector:
-      matchLabels: {{team: {team}}}
-"""
-
 DEPLOYMENT = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -216,18 +187,39 @@ namespaceSelector:
 """
 
 
+def _replicas_suite(
+    directory: Path,
+    test_file: str,
+    *bindings: tuple[str, str, str],
+    failure: str = "Fail",
+    expression: str = "object.spec.replicas <= 2",
+    resource: str = DEPLOYMENT,
+) -> Path:
+    """A suite in `directory`: the replicas policy, bindings (name, action, team), `resource`."""
+    check = {"expression": expression, "message": "at most 2 replicas"}
+    policy = vap(
+        "replicas",
+        failurePolicy=failure,
+        matchConstraints=rules(operations=("CREATE",)),
+        validations=[check],
+    )
+    by_team = [
+        vap_binding(
+            name,
+            "replicas",
+            (action,),
+            matchResources={"namespaceSelector": {"matchLabels": {"team": team}}},
+        )
+        for name, action, team in bindings
+    ]
+    text = dump_documents([policy, *by_team])
+    files = {"policy.yaml": text, "deployment.yaml": resource, "values.yaml": VALUES}
+    return _write(directory, {**files, "kyverno-test.yaml": test_file})
+
+
 def test_two_matching_bindings_are_both_evaluated_and_noted(tmp_path):
-    policy = POLICY.format(failure="Fail", expression="object.spec.replicas <= 2")
-    policy += BINDING.format(name="audit-a", actions="[Audit]", team="a")
-    policy += BINDING.format(name="deny-a", actions="[Deny]", team="a")
-    path = _write(
-        tmp_path,
-        {
-            "policy.yaml": policy,
-            "deployment.yaml": DEPLOYMENT,
-            "values.yaml": VALUES,
-            "kyverno-test.yaml": _test_file("fail"),
-        },
+    path = _replicas_suite(
+        tmp_path, _test_file("fail"), ("audit-a", "Audit", "a"), ("deny-a", "Deny", "a")
     )
     [result] = run([path]).results
     assert result.passed
@@ -237,17 +229,7 @@ def test_two_matching_bindings_are_both_evaluated_and_noted(tmp_path):
 
 
 def test_a_warn_only_binding_still_reports_fail_and_says_the_request_is_admitted(tmp_path):
-    policy = POLICY.format(failure="Fail", expression="object.spec.replicas <= 2")
-    policy += BINDING.format(name="warn-a", actions="[Warn]", team="a")
-    path = _write(
-        tmp_path,
-        {
-            "policy.yaml": policy,
-            "deployment.yaml": DEPLOYMENT,
-            "values.yaml": VALUES,
-            "kyverno-test.yaml": _test_file("fail"),
-        },
-    )
+    path = _replicas_suite(tmp_path, _test_file("fail"), ("warn-a", "Warn", "a"))
     report = run([path])
     [result] = report.results
     assert result.passed and result.outcome["allowed"] is True
@@ -260,33 +242,19 @@ def test_a_warn_only_binding_still_reports_fail_and_says_the_request_is_admitted
 
 
 def test_namespace_labels_from_the_values_file_decide_the_binding(tmp_path):
-    policy = POLICY.format(failure="Fail", expression="object.spec.replicas <= 2")
-    policy += BINDING.format(name="deny-b", actions="[Deny]", team="b")
-    path = _write(
-        tmp_path,
-        {
-            "policy.yaml": policy,
-            "deployment.yaml": DEPLOYMENT,
-            "values.yaml": VALUES,
-            "kyverno-test.yaml": _test_file("fail"),
-        },
-    )
+    path = _replicas_suite(tmp_path, _test_file("fail"), ("deny-b", "Deny", "b"))
     [result] = run([path]).results
     assert not result.passed
     assert result.failures[0].startswith("expected result fail, got skip")
 
 
 def test_an_error_under_failure_policy_ignore_is_noted(tmp_path):
-    policy = POLICY.format(failure="Ignore", expression="object.spec.nothing <= 2")
-    policy += BINDING.format(name="deny-a", actions="[Deny]", team="a")
-    path = _write(
+    path = _replicas_suite(
         tmp_path,
-        {
-            "policy.yaml": policy,
-            "deployment.yaml": DEPLOYMENT,
-            "values.yaml": VALUES,
-            "kyverno-test.yaml": _test_file("error", resources="[apps/web]"),
-        },
+        _test_file("error", resources="[apps/web]"),
+        ("deny-a", "Deny", "a"),
+        failure="Ignore",
+        expression="object.spec.nothing <= 2",
     )
     [result] = run([path]).results
     assert result.passed, result.failures
@@ -297,16 +265,11 @@ def test_an_error_under_failure_policy_ignore_is_noted(tmp_path):
 
 
 def test_unknown_result_fields_and_results_values_are_case_errors(tmp_path):
-    policy = POLICY.format(failure="Fail", expression="true")
-    path = _write(
+    path = _replicas_suite(
         tmp_path,
-        {
-            "policy.yaml": policy,
-            "deployment.yaml": DEPLOYMENT,
-            "values.yaml": VALUES,
-            "kyverno-test.yaml": _test_file("fail", extra="  rules: [x]\n")
-            + "- policy: replicas\n  kind: Deployment\n  resources: [web]\n  result: ok\n",
-        },
+        _test_file("fail", extra="  rules: [x]\n")
+        + "- policy: replicas\n  kind: Deployment\n  resources: [web]\n  result: ok\n",
+        expression="true",
     )
     cases = load_kyverno(path)
     assert [c.error for c in cases] == [
@@ -316,31 +279,18 @@ def test_unknown_result_fields_and_results_values_are_case_errors(tmp_path):
     ]
 
 
-MAP_POLICY = """\
-apiVersion: admissionregistration.k8s.io/v1beta1
-kind: MutatingAdmissionPolicy
-metadata:
-  name: label
-spec:
-  reinvocationPolicy: Never
-  matchConstraints:
-    resourceRules:
-    - apiGroups: [""]
-      apiVersions: [v1]
-      operations: [CREATE]
-      resources: [configmaps]
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: "Object{metadata: Object.metadata{labels: {'team': 'a'}}}"
----
-apiVersion: admissionregistration.k8s.io/v1beta1
-kind: MutatingAdmissionPolicyBinding
-metadata:
-  name: everywhere
-spec:
-  policyName: label
-"""
+# The exports' label MAP (every new ConfigMap gets team=a) with a binding that has no matchResources.
+MAP_POLICY = dump_documents(
+    [
+        DOCUMENTS[2],
+        document(
+            "MutatingAdmissionPolicyBinding",
+            "everywhere",
+            {"policyName": "label"},
+            api_version="admissionregistration.k8s.io/v1beta1",
+        ),
+    ]
+)
 
 
 def test_a_mutation_without_effect_and_a_binding_without_match_resources_are_noted(tmp_path):
@@ -376,15 +326,7 @@ def test_a_mutation_without_effect_and_a_binding_without_match_resources_are_not
 def test_directories_are_searched_for_kyverno_test_files(tmp_path):
     suite = tmp_path / "nested" / "suite"
     suite.mkdir(parents=True)
-    _write(
-        suite,
-        {
-            "policy.yaml": POLICY.format(failure="Fail", expression="true"),
-            "deployment.yaml": DEPLOYMENT,
-            "values.yaml": VALUES,
-            "kyverno-test.yaml": _test_file("pass"),
-        },
-    )
+    _replicas_suite(suite, _test_file("pass"), expression="true")
     cases, errors = discover([tmp_path])
     assert errors == []
     assert [c.name for c in cases] == ["replicas: Deployment apps/web (pass)"]
@@ -412,17 +354,12 @@ def test_a_test_file_with_two_documents_is_refused(tmp_path):
 
 
 def test_a_request_outside_the_policy_constraints_is_skipped_with_a_note_on_kyverno(tmp_path):
-    policy = POLICY.format(failure="Fail", expression="object.spec.replicas <= 2")
-    policy += BINDING.format(name="deny-a", actions="[Deny]", team="a")
     pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: apps}\nspec: {containers: []}\n"
-    path = _write(
+    path = _replicas_suite(
         tmp_path,
-        {
-            "policy.yaml": policy,
-            "deployment.yaml": pod,
-            "values.yaml": VALUES,
-            "kyverno-test.yaml": _test_file("skip").replace("kind: Deployment", "kind: Pod"),
-        },
+        _test_file("skip").replace("kind: Deployment", "kind: Pod"),
+        ("deny-a", "Deny", "a"),
+        resource=pod,
     )
     [result] = run([path]).results
     assert result.passed, result.failures
