@@ -18,11 +18,11 @@ from policyeditor.engine.objects import MAP, name_of, namespace_of
 from policyeditor.engine.suites.exports.common import (
     Export,
     bare_namespace,
-    case_binding,
-    case_policy,
-    check_inline,
+    case_label,
+    case_parts,
     expectation,
     request_namespace,
+    unported_options,
 )
 
 EXPECTS = {"allow": "admit", "deny": "deny", "skip": "skip", "error": "error"}
@@ -65,7 +65,7 @@ def export_kaptest(
     suites: dict[tuple[str, str, str | None], list[dict[str, Any]]] = {}
     policies: list[dict[str, Any]] = []
     for index, case in enumerate(cases, start=1):
-        label = str(case.get("name") or f"case {index}")
+        label = case_label(case, index)
         pending: dict[tuple[str, str, str, str], dict[str, Any]] = {}
         try:
             policy, binding, test = _test(documents, case, version, index, resources, pending)
@@ -112,21 +112,18 @@ def _test(
     resources: _Resources,
     pending: dict[tuple[str, str, str, str], dict[str, Any]],
 ) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any]]:
-    check_inline(case)
+    parts = case_parts(case, documents)
     for key, why in (
         ("authorizer", "kaptest has no authorizer mocks"),
         ("request", "kaptest has no request fields"),
     ):
         if case.get(key):
             raise ValueError(why)
-    policy = case_policy(case, documents)
-    binding = case_binding(case, policy, documents)
+    policy, binding, expect = parts.policy, parts.binding, parts.expect
     spec = policy.get("spec") or {}
-    expect = expectation(case)
-    mutating = policy.get("kind") == MAP
     result = expect.get("result")
     test: dict[str, Any] = {}
-    if mutating and "object" in expect and result in (None, "allow"):
+    if parts.mutating and "object" in expect and result in (None, "allow"):
         test["expect"] = "mutate"
     elif result in EXPECTS:
         test["expect"] = EXPECTS[result]
@@ -202,9 +199,6 @@ def _weakened(case: dict[str, Any], label: str, export: Export) -> None:
     lost: list[str] = [
         key for key in ("messages", "warnings", "auditAnnotations", "allowed") if key in expect
     ]
-    if case.get("defaulting") is False:
-        lost.append("defaulting: false")
-    if case.get("kubernetesVersion"):
-        lost.append(f"kubernetesVersion {case['kubernetesVersion']}")
+    lost += unported_options(case)
     if lost:
         export.weakened.append(f"{label}: {', '.join(lost)} (a kaptest test cannot say so)")

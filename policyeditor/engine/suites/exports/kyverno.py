@@ -15,16 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 from policyeditor.engine.manifests.dump import dump_documents
-from policyeditor.engine.objects import MAP, name_of, namespace_of
+from policyeditor.engine.objects import name_of, namespace_of
 from policyeditor.engine.suites.exports.common import (
     Export,
-    case_binding,
-    case_policy,
-    check_inline,
-    expectation,
+    case_parts,
+    export_folders,
     other_objects,
     request_namespace,
     slug,
+    unported_options,
 )
 
 # PolicyTest result -> the PolicyReport result Kyverno's CLI reports (a failed validation is
@@ -48,19 +47,14 @@ def export_kyverno(
     documents: list[dict[str, Any]], cases: list[dict[str, Any]], version: str, name: str
 ) -> Export:
     """The Kyverno CLI test directories of `cases` under `<name>/`."""
-    export = Export()
-    for index, case in enumerate(cases, start=1):
-        label = str(case.get("name") or f"case {index}")
-        try:
-            files = _case_files(documents, case, version, label, export)
-        except ValueError as error:
-            export.left_out.append(f"{label}: {error}")
-            continue
-        folder = f"{name}/{index:02d}-{slug(label)}"
-        for filename, text in files.items():
-            export.files[f"{folder}/{filename}"] = text
-    export.files[f"{name}/README.md"] = export.readme(f"{name}: Kyverno CLI tests", HOW)
-    return export
+
+    def write(
+        case: dict[str, Any], index: int, label: str, export: Export
+    ) -> tuple[str, dict[str, str]]:
+        files = _case_files(documents, case, version, label, export)
+        return f"{index:02d}-{slug(label)}", files
+
+    return export_folders(cases, write, name, f"{name}: Kyverno CLI tests", HOW)
 
 
 def _case_files(
@@ -70,7 +64,7 @@ def _case_files(
     label: str,
     export: Export,
 ) -> dict[str, str]:
-    check_inline(case)
+    parts = case_parts(case, documents)
     for key, why in _UNSUPPORTED.items():
         if case.get(key):
             raise ValueError(why)
@@ -78,10 +72,7 @@ def _case_files(
     obj = case.get("object")
     if operation != "CREATE" or not isinstance(obj, dict):
         raise ValueError("Kyverno CLI tests send only CREATE requests of an object")
-    policy = case_policy(case, documents)
-    binding = case_binding(case, policy, documents)
-    expect = expectation(case)
-    mutating = policy.get("kind") == MAP
+    policy, binding, expect, mutating = parts.policy, parts.binding, parts.expect, parts.mutating
     result = expect.get("result") or ("allow" if mutating and "object" in expect else None)
     if result not in RESULTS:
         raise ValueError("the case expects no result (expect.result)")
@@ -165,9 +156,6 @@ def _weakened(case: dict[str, Any], expect: dict[str, Any], label: str, export: 
         "metadata",
     }:
         lost.append("namespaceObject fields other than its labels")
-    if case.get("defaulting") is False:
-        lost.append("defaulting: false")
-    if case.get("kubernetesVersion"):
-        lost.append(f"kubernetesVersion {case['kubernetesVersion']}")
+    lost += unported_options(case)
     if lost:
         export.weakened.append(f"{label}: {', '.join(lost)} (Kyverno CLI tests cannot say so)")
