@@ -19,7 +19,8 @@ from policyeditor.engine.objects import name_of, namespace_of
 from policyeditor.engine.suites.files import (
     display,
     load_crd_files,
-    load_documents,
+    load_listed,
+    load_suite_document,
     split_documents,
 )
 from policyeditor.engine.suites.model import (
@@ -83,17 +84,14 @@ def looks_like_kaptest(doc: Any) -> bool:
 def load_kaptest(path: Path, *, default_version: str | None = None) -> list[TestCase]:
     """Every case of a kaptest manifest; SuiteError when the manifest is malformed."""
     suite = display(path)
-    docs = load_documents(path, what="kaptest manifest")
-    if len(docs) != 1:
-        raise SuiteError(
-            suite, f"invalid kaptest manifest: expected one YAML document, found {len(docs)}"
-        )
-    spec = docs[0]
+    spec = load_suite_document(
+        path, what="kaptest manifest", one="invalid kaptest manifest: expected one YAML document"
+    )
     _check_manifest(suite, spec)
     base = path.parent
     problems: list[str] = []
-    policy_docs = _load_listed(base, spec, _POLICY_KEYS, problems)
-    resource_docs = _load_listed(base, spec, ("resources",), problems)
+    policy_docs = load_listed(base, spec, _POLICY_KEYS, problems)
+    resource_docs = load_listed(base, spec, ("resources",), problems)
     if problems:
         raise SuiteError(suite, "; ".join(problems))
     documents, other = split_documents(policy_docs)
@@ -143,19 +141,6 @@ def _check_manifest(suite: str, spec: dict[str, Any]) -> None:
         value = spec.get(key)
         if value is not None and not isinstance(value, list):
             raise SuiteError(suite, f"{prefix}: {key}: expected a list of test suites")
-
-
-def _load_listed(
-    base: Path, spec: dict[str, Any], keys: tuple[str, ...], problems: list[str]
-) -> list[dict[str, Any]]:
-    docs: list[dict[str, Any]] = []
-    for key in keys:
-        for index, relative in enumerate(spec.get(key) or []):
-            try:
-                docs.extend(load_documents(base / relative, what="file"))
-            except SuiteError as error:
-                problems.append(f"{key}[{index}]: {relative}: {error.message} ({error.source})")
-    return docs
 
 
 def _suite_cases(

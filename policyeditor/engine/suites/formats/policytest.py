@@ -20,6 +20,7 @@ from policyeditor.engine.suites.files import (
     load_crd_files,
     load_documents,
     load_object,
+    load_suite_document,
     policy_names,
     split_documents,
 )
@@ -92,10 +93,7 @@ def looks_like_policytest(doc: Any) -> bool:
 def load_policytest(path: Path, *, default_version: str | None = None) -> list[TestCase]:
     """Every case of one suite file; SuiteError when the suite itself is malformed."""
     suite = display(path)
-    docs = load_documents(path, what="test suite")
-    if len(docs) != 1:
-        raise SuiteError(suite, f"expected one PolicyTest document, found {len(docs)}")
-    spec = docs[0]
+    spec = load_suite_document(path, what="test suite", one="expected one PolicyTest document")
     _check_header(suite, spec)
     base = path.parent
     documents, resources = _load_files(suite, base, spec, "policies")
