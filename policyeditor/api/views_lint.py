@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from policyeditor.api import engine_calls_lint
-from policyeditor.api.base import ApiView, envelope
+from policyeditor.api.base import ApiView, engine_payload
 from policyeditor.api.engine_gate import call_engine, deadline_for
-from policyeditor.api.schema import INPUT_ERRORS
+from policyeditor.api.schema import engine_operation
 from policyeditor.api.serializers_lint import (
     LintRequestSerializer,
     LintResponseSerializer,
     StaticRequestSerializer,
     StaticResponseSerializer,
 )
-from policyeditor.engine.versions import DEFAULT_VERSION
 
 
 class LintView(ApiView):
     """Find Kubernetes CEL pitfalls in policies (no database)."""
 
-    @extend_schema(
+    @engine_operation(
         operation_id="lint",
         summary="Lint CEL expressions",
         description=(
@@ -33,15 +31,11 @@ class LintView(ApiView):
             'invalid. Send `{"documents": [...]}` or `{"yaml": "..."}`.'
         ),
         request=LintRequestSerializer,
-        responses={200: LintResponseSerializer, **INPUT_ERRORS},
-        tags=["engine"],
+        response=LintResponseSerializer,
     )
     def post(self, request: Request) -> Response:
-        serializer = LintRequestSerializer(data=envelope(request.data))
-        serializer.is_valid(raise_exception=True)
-        attrs = serializer.validated_data
-        documents = attrs["documents"]
-        version = attrs.get("kubernetesVersion") or DEFAULT_VERSION
+        payload = engine_payload(LintRequestSerializer, request)
+        documents, version = payload["documents"], payload["kubernetesVersion"]
         return Response(
             call_engine(
                 engine_calls_lint.lint_bundle, documents, version, timeout=deadline_for(documents)
@@ -52,7 +46,7 @@ class LintView(ApiView):
 class StaticManifestsView(ApiView):
     """The staticManifestsDir layout of policies and bindings (no database)."""
 
-    @extend_schema(
+    @engine_operation(
         operation_id="static_manifests",
         summary="Lay out static manifests",
         description=(
@@ -61,21 +55,17 @@ class StaticManifestsView(ApiView):
             "AdmissionConfiguration stanza) and the static loader's errors, if any."
         ),
         request=StaticRequestSerializer,
-        responses={200: StaticResponseSerializer, **INPUT_ERRORS},
-        tags=["engine"],
+        response=StaticResponseSerializer,
     )
     def post(self, request: Request) -> Response:
-        serializer = StaticRequestSerializer(data=envelope(request.data))
-        serializer.is_valid(raise_exception=True)
-        attrs = serializer.validated_data
-        documents = attrs["documents"]
-        version = attrs.get("kubernetesVersion") or DEFAULT_VERSION
+        payload = engine_payload(StaticRequestSerializer, request)
+        documents = payload["documents"]
         return Response(
             call_engine(
                 engine_calls_lint.static_bundle,
                 documents,
-                version,
-                attrs["baseDir"],
+                payload["kubernetesVersion"],
+                payload["baseDir"],
                 timeout=deadline_for(documents),
             )
         )
