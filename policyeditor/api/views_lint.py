@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -34,13 +37,7 @@ class LintView(ApiView):
         response=LintResponseSerializer,
     )
     def post(self, request: Request) -> Response:
-        payload = engine_payload(LintRequestSerializer, request)
-        documents, version = payload["documents"], payload["kubernetesVersion"]
-        return Response(
-            call_engine(
-                engine_calls_lint.lint_bundle, documents, version, timeout=deadline_for(documents)
-            )
-        )
+        return _engine_answer(request, LintRequestSerializer, engine_calls_lint.lint_bundle)
 
 
 class StaticManifestsView(ApiView):
@@ -58,14 +55,24 @@ class StaticManifestsView(ApiView):
         response=StaticResponseSerializer,
     )
     def post(self, request: Request) -> Response:
-        payload = engine_payload(StaticRequestSerializer, request)
-        documents = payload["documents"]
-        return Response(
-            call_engine(
-                engine_calls_lint.static_bundle,
-                documents,
-                payload["kubernetesVersion"],
-                payload["baseDir"],
-                timeout=deadline_for(documents),
-            )
+        return _engine_answer(
+            request, StaticRequestSerializer, engine_calls_lint.static_bundle, "baseDir"
         )
+
+
+def _engine_answer(
+    request: Request, serializer_class: type, function: Callable[..., Any], *fields: str
+) -> Response:
+    """`function(documents, version, *fields)` run on the body in the isolation pool."""
+    payload = engine_payload(serializer_class, request)
+    documents = payload["documents"]
+    extra = [payload[name] for name in fields]
+    return Response(
+        call_engine(
+            function,
+            documents,
+            payload["kubernetesVersion"],
+            *extra,
+            timeout=deadline_for(documents),
+        )
+    )

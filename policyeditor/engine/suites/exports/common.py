@@ -53,26 +53,46 @@ class CaseParts:
         return self.policy.get("kind") == MAP
 
 
-# A layout's writer of one case: (case, index, label, export) -> (folder, file name -> text).
-CaseWriter = Callable[[dict[str, Any], int, str, Export], tuple[str, dict[str, str]]]
+@dataclass(frozen=True)
+class CaseInput:
+    """One saved case as an export reads it: the case, its place in the list and the revision."""
+
+    case: dict[str, Any]
+    index: int
+    documents: list[dict[str, Any]]
+    version: str
+
+    @property
+    def label(self) -> str:
+        """How the export names the case in its notes: its name, else its place in the list."""
+        return str(self.case.get("name") or f"case {self.index}")
+
+    def parts(self) -> CaseParts:
+        """The inline case's policy, binding and expectation; ValueError for what an export cannot take."""
+        return case_parts(self.case, self.documents)
 
 
-def case_label(case: dict[str, Any], index: int) -> str:
-    """How the export names a case in its notes: its name, else its place in the list."""
-    return str(case.get("name") or f"case {index}")
+def case_inputs(
+    documents: list[dict[str, Any]], cases: list[dict[str, Any]], version: str
+) -> list[CaseInput]:
+    """The cases of a revision, numbered from 1."""
+    return [CaseInput(case, index, documents, version) for index, case in enumerate(cases, 1)]
+
+
+# A layout's writer of one case: (case, export) -> (folder, file name -> text).
+CaseWriter = Callable[[CaseInput, Export], tuple[str, dict[str, str]]]
 
 
 def export_folders(
-    cases: list[dict[str, Any]], write: CaseWriter, name: str, title: str, how: str
+    items: list[CaseInput], write: CaseWriter, name: str, title: str, how: str
 ) -> Export:
     """Each case written by `write` into its folder under `<name>/`, and the README."""
     export = Export()
-    for index, case in enumerate(cases, start=1):
-        label = case_label(case, index)
+    for item in items:
         try:
-            folder, files = write(case, index, label, export)
+            folder, files = write(item, export)
         except ValueError as error:
-            export.left_out.append(f"{label}: {error}")
+            export.left_out.append(f"{item.label}: {error}")
             continue
         for filename, text in files.items():
             export.files[f"{name}/{folder}/{filename}"] = text

@@ -16,10 +16,10 @@ from typing import Any
 from policyeditor.engine.manifests.dump import dump_documents
 from policyeditor.engine.objects import MAP, name_of, namespace_of
 from policyeditor.engine.suites.exports.common import (
+    CaseInput,
     Export,
     bare_namespace,
-    case_label,
-    case_parts,
+    case_inputs,
     expectation,
     request_namespace,
     unported_options,
@@ -64,13 +64,12 @@ def export_kaptest(
     resources = _Resources()
     suites: dict[tuple[str, str, str | None], list[dict[str, Any]]] = {}
     policies: list[dict[str, Any]] = []
-    for index, case in enumerate(cases, start=1):
-        label = case_label(case, index)
+    for item in case_inputs(documents, cases, version):
         pending: dict[tuple[str, str, str, str], dict[str, Any]] = {}
         try:
-            policy, binding, test = _test(documents, case, version, index, resources, pending)
+            policy, binding, test = _test(item, resources, pending)
         except ValueError as error:
-            export.left_out.append(f"{label}: {error}")
+            export.left_out.append(f"{item.label}: {error}")
             continue
         resources.objects.update(pending)
         for doc in (policy, binding):
@@ -79,7 +78,7 @@ def export_kaptest(
         family = "map" if policy.get("kind") == MAP else "vap"
         key = (family, name_of(policy), name_of(binding) if binding else None)
         suites.setdefault(key, []).append(test)
-        _weakened(case, label, export)
+        _weakened(item.case, item.label, export)
     manifest: dict[str, Any] = {
         "policies": ["policies.yaml"],
         "resources": ["resources.yaml"],
@@ -105,14 +104,9 @@ def export_kaptest(
 
 
 def _test(
-    documents: list[dict[str, Any]],
-    case: dict[str, Any],
-    version: str,
-    index: int,
-    resources: _Resources,
-    pending: dict[tuple[str, str, str, str], dict[str, Any]],
+    item: CaseInput, resources: _Resources, pending: dict[tuple[str, str, str, str], dict[str, Any]]
 ) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any]]:
-    parts = case_parts(case, documents)
+    case, parts = item.case, item.parts()
     for key, why in (
         ("authorizer", "kaptest has no authorizer mocks"),
         ("request", "kaptest has no request fields"),
@@ -145,8 +139,8 @@ def _test(
     if "object" not in test and "oldObject" not in test:
         raise ValueError("the case has no object")
     if spec.get("paramKind"):
-        test["param"] = _param(case, binding, documents, resources, pending)
-    namespace = request_namespace(obj if isinstance(obj, dict) else old, version)
+        test["param"] = _param(case, binding, item.documents, resources, pending)
+    namespace = request_namespace(obj if isinstance(obj, dict) else old, item.version)
     if namespace:
         namespace_object = case.get("namespaceObject") or bare_namespace(namespace)
         if name_of(namespace_object) != namespace:
@@ -161,7 +155,7 @@ def _test(
         expected = copy.deepcopy(expect["object"])
         # kaptest renames the expected object after the input one (disableNameOverwrite false)
         expected.setdefault("metadata", {})["name"] = (
-            f"{name_of(expected) or 'object'}-expected-{index}"
+            f"{name_of(expected) or 'object'}-expected-{item.index}"
         )
         test["expectObject"] = resources.add(expected, pending)
     return policy, binding, test

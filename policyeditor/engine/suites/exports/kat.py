@@ -16,9 +16,10 @@ from typing import Any
 from policyeditor.engine.manifests.dump import dump_documents
 from policyeditor.engine.objects import name_of
 from policyeditor.engine.suites.exports.common import (
+    CaseInput,
     Export,
     bare_namespace,
-    case_parts,
+    case_inputs,
     export_folders,
     request_namespace,
     slug,
@@ -37,24 +38,12 @@ def export_kat(
     documents: list[dict[str, Any]], cases: list[dict[str, Any]], version: str, name: str
 ) -> Export:
     """The kat directories of `cases` under `<name>/`."""
-
-    def write(
-        case: dict[str, Any], index: int, label: str, export: Export
-    ) -> tuple[str, dict[str, str]]:
-        return _case_files(documents, case, version, index, label, export)
-
-    return export_folders(cases, write, name, f"{name}: kat directories", HOW)
+    items = case_inputs(documents, cases, version)
+    return export_folders(items, _case_files, name, f"{name}: kat directories", HOW)
 
 
-def _case_files(
-    documents: list[dict[str, Any]],
-    case: dict[str, Any],
-    version: str,
-    index: int,
-    label: str,
-    export: Export,
-) -> tuple[str, dict[str, str]]:
-    parts = case_parts(case, documents)
+def _case_files(item: CaseInput, export: Export) -> tuple[str, dict[str, str]]:
+    case, parts = item.case, item.parts()
     policy, binding, expect = parts.policy, parts.binding, parts.expect
     result = expect.get("result") or (
         "allow" if "object" in expect or "allowed" in expect else None
@@ -73,12 +62,12 @@ def _case_files(
     files = {"policy.yaml": dump_documents([policy])}
     if binding is not None:
         files["binding.yaml"] = dump_documents([binding])
-    base = f"tests/{name_of(policy)}.{index:02d}-{slug(label)}.{result}"
+    base = f"tests/{name_of(policy)}.{item.index:02d}-{slug(item.label)}.{result}"
     obj, old = case.get("object"), case.get("oldObject")
     for key, value in (("object", obj), ("oldObject", old), ("params", case.get("params"))):
         if value is not None:
             files[f"{base}.{key}.yaml"] = dump_documents([value])
-    namespace = request_namespace(obj if isinstance(obj, dict) else old, version)
+    namespace = request_namespace(obj if isinstance(obj, dict) else old, item.version)
     namespace_object = case.get("namespaceObject")
     if namespace_object is None and namespace:
         # without one kat matches every namespaceSelector; the API server reads the namespace,
@@ -99,7 +88,7 @@ def _case_files(
         files[f"{base}.gold.yaml"] = dump_documents([expect["object"]])
     if expect.get("auditAnnotations"):
         files[f"{base}.annotations.yaml"] = dump_documents([expect["auditAnnotations"]])
-    _weakened(case, expect, parts.mutating, label, export)
+    _weakened(case, expect, parts.mutating, item.label, export)
     return folder, files
 
 

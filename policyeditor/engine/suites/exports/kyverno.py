@@ -17,8 +17,9 @@ from typing import Any
 from policyeditor.engine.manifests.dump import dump_documents
 from policyeditor.engine.objects import name_of, namespace_of
 from policyeditor.engine.suites.exports.common import (
+    CaseInput,
     Export,
-    case_parts,
+    case_inputs,
     export_folders,
     other_objects,
     request_namespace,
@@ -47,24 +48,12 @@ def export_kyverno(
     documents: list[dict[str, Any]], cases: list[dict[str, Any]], version: str, name: str
 ) -> Export:
     """The Kyverno CLI test directories of `cases` under `<name>/`."""
-
-    def write(
-        case: dict[str, Any], index: int, label: str, export: Export
-    ) -> tuple[str, dict[str, str]]:
-        files = _case_files(documents, case, version, label, export)
-        return f"{index:02d}-{slug(label)}", files
-
-    return export_folders(cases, write, name, f"{name}: Kyverno CLI tests", HOW)
+    items = case_inputs(documents, cases, version)
+    return export_folders(items, _case_files, name, f"{name}: Kyverno CLI tests", HOW)
 
 
-def _case_files(
-    documents: list[dict[str, Any]],
-    case: dict[str, Any],
-    version: str,
-    label: str,
-    export: Export,
-) -> dict[str, str]:
-    parts = case_parts(case, documents)
+def _case_files(item: CaseInput, export: Export) -> tuple[str, dict[str, str]]:
+    case, label, parts = item.case, item.label, item.parts()
     for key, why in _UNSUPPORTED.items():
         if case.get(key):
             raise ValueError(why)
@@ -99,14 +88,14 @@ def _case_files(
         "resources": ["resource.yaml"],
     }
     if binding is not None and (binding.get("spec") or {}).get("paramRef"):
-        params = other_objects(documents)
+        params = other_objects(item.documents)
         if params:
             files["params.yaml"] = dump_documents(params)
             test["paramResources"] = ["params.yaml"]
     if mutating and "object" in expect:
         files["patched.yaml"] = dump_documents([expect["object"]])
         entry["patchedResources"] = "patched.yaml"
-    namespace = request_namespace(obj, version)
+    namespace = request_namespace(obj, item.version)
     labels = _labels(case.get("namespaceObject"))
     if namespace and labels:
         files["values.yaml"] = dump_documents(
@@ -134,7 +123,7 @@ def _case_files(
         test["userinfo"] = "userinfo.yaml"
     test["results"] = [entry]
     files["kyverno-test.yaml"] = dump_documents([test])
-    return files
+    return f"{item.index:02d}-{slug(label)}", files
 
 
 def _labels(namespace_object: Any) -> dict[str, str]:
