@@ -128,6 +128,11 @@ def _rows_section(
     )
 
 
+def _named_cel(context: str) -> tuple[Field, ...]:
+    """The fields of a named CEL expression (a match condition, a variable)."""
+    return (Field("name", "Name"), Field("expression", "Expression", "cel", context=context))
+
+
 def _common_policy(mutating: bool) -> list[Section]:
     basics = list(_metadata()) + [
         Field("spec.failurePolicy", "Failure policy", "select", choices=("", "Fail", "Ignore")),
@@ -156,15 +161,13 @@ def _common_policy(mutating: bool) -> list[Section]:
             ("conditions", "Match conditions", "CEL filters applied before the policy"),
             "spec.matchConditions",
             "condition",
-            Field("name", "Name"),
-            Field("expression", "Expression", "cel", context="matchCondition"),
+            *_named_cel("matchCondition"),
         ),
         _rows_section(
             ("variables", "Variables", "named CEL values, usable as variables.<name>"),
             "spec.variables",
             "variable",
-            Field("name", "Name"),
-            Field("expression", "Expression", "cel", context="variable"),
+            *_named_cel("variable"),
         ),
     ]
 
