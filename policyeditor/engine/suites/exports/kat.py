@@ -19,8 +19,6 @@ from policyeditor.engine.suites.exports.common import (
     CaseInput,
     Export,
     bare_namespace,
-    case_inputs,
-    export_folders,
     request_namespace,
     slug,
     unported_options,
@@ -34,15 +32,8 @@ HOW = (
 )
 
 
-def export_kat(
-    documents: list[dict[str, Any]], cases: list[dict[str, Any]], version: str, name: str
-) -> Export:
-    """The kat directories of `cases` under `<name>/`."""
-    items = case_inputs(documents, cases, version)
-    return export_folders(items, _case_files, name, f"{name}: kat directories", HOW)
-
-
-def _case_files(item: CaseInput, export: Export) -> tuple[str, dict[str, str]]:
+def case_files(item: CaseInput, export: Export) -> tuple[str, dict[str, str]]:
+    """The folder of one case and its files (file name -> text); ValueError: left out."""
     case, parts = item.case, item.parts()
     policy, binding, expect = parts.policy, parts.binding, parts.expect
     result = expect.get("result") or (

@@ -19,8 +19,6 @@ from policyeditor.engine.objects import name_of, namespace_of
 from policyeditor.engine.suites.exports.common import (
     CaseInput,
     Export,
-    case_inputs,
-    export_folders,
     other_objects,
     request_namespace,
     slug,
@@ -44,15 +42,8 @@ HOW = (
 )
 
 
-def export_kyverno(
-    documents: list[dict[str, Any]], cases: list[dict[str, Any]], version: str, name: str
-) -> Export:
-    """The Kyverno CLI test directories of `cases` under `<name>/`."""
-    items = case_inputs(documents, cases, version)
-    return export_folders(items, _case_files, name, f"{name}: Kyverno CLI tests", HOW)
-
-
-def _case_files(item: CaseInput, export: Export) -> tuple[str, dict[str, str]]:
+def case_files(item: CaseInput, export: Export) -> tuple[str, dict[str, str]]:
+    """The folder of one case and its files (file name -> text); ValueError: left out."""
     case, label, parts = item.case, item.label, item.parts()
     for key, why in _UNSUPPORTED.items():
         if case.get(key):
