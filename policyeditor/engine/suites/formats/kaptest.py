@@ -28,6 +28,7 @@ from policyeditor.engine.suites.model import (
     UNSET,
     Expectation,
     SuiteError,
+    SuiteFile,
     TestCase,
 )
 
@@ -98,13 +99,12 @@ def load_kaptest(path: Path, *, default_version: str | None = None) -> list[Test
     resources = other + resource_docs
     # kaptest's `crds:` lists CRD files; their schemas type, prune and validate custom resources.
     crds = load_crd_files(suite, base, spec.get("crds"))
+    file = SuiteFile(suite, LAYOUT_KAPTEST, documents, resources, default_version)
     cases: list[TestCase] = []
     for key, family in _SUITE_KEYS.items():
         for index, entry in enumerate(spec.get(key) or []):
             where = f"{key}[{index}]"
-            cases.extend(
-                _suite_cases(suite, where, family, entry, documents, resources, default_version)
-            )
+            cases.extend(_suite_cases(file, where, family, entry))
     for case in cases:
         case.crds = crds
     return cases
@@ -143,27 +143,12 @@ def _check_manifest(suite: str, spec: dict[str, Any]) -> None:
             raise SuiteError(suite, f"{prefix}: {key}: expected a list of test suites")
 
 
-def _suite_cases(
-    suite: str,
-    where: str,
-    family: str,
-    entry: Any,
-    documents: list[dict[str, Any]],
-    resources: list[dict[str, Any]],
-    default_version: str | None,
-) -> list[TestCase]:
+def _suite_cases(file: SuiteFile, where: str, family: str, entry: Any) -> list[TestCase]:
     def new_case(name: str) -> TestCase:
-        return TestCase(
-            name=name,
-            suite=suite,
-            source=suite,
-            layout=LAYOUT_KAPTEST,
-            documents=documents,
-            resources=resources,
-            version=default_version,
-            cel_only=True,
-            request={"dryRun": True},  # kaptest fixes dryRun to true
-        )
+        # kaptest fixes dryRun to true
+        return file.new_case(name, cel_only=True, request={"dryRun": True})
+
+    documents, resources = file.documents, file.resources
 
     if not isinstance(entry, dict) or not isinstance(entry.get("policy"), str):
         case = new_case(where)
