@@ -18,6 +18,7 @@ from policyeditor.api.models import ApiToken
 from policyeditor.api.parsers import PARSERS, ManifestBody
 from policyeditor.api.problems import Problem, exception_handler
 from policyeditor.api.throttling import ApiRateThrottle
+from policyeditor.engine.versions import DEFAULT_VERSION
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +82,16 @@ def envelope(data: Any) -> dict:
     if isinstance(data, dict):
         return dict(data)
     raise exceptions.ParseError("expected a JSON object in the request body")
+
+
+def engine_payload(serializer_class: type, request: Any) -> dict:
+    """The validated body (envelope or bare), for the default Kubernetes version unless named."""
+    serializer = serializer_class(data=envelope(request.data))
+    serializer.is_valid(raise_exception=True)
+    payload = dict(serializer.validated_data)
+    payload.pop("source", None)  # the YAML text as written matters to drafts only
+    payload.setdefault("kubernetesVersion", DEFAULT_VERSION)
+    return payload
 
 
 def looks_like_documents(data: Any) -> bool:

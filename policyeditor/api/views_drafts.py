@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -46,6 +48,16 @@ SAVE_RESPONSES = {
     428: problem("No revision given."),
     **WRITE_ERRORS,
 }
+
+
+def _save_operation(**schema: Any) -> Any:
+    """extend_schema of a save (PUT, PATCH): the edited revision as If-Match, the save answers."""
+    return extend_schema(
+        parameters=[OpenApiParameter("If-Match", str, OpenApiParameter.HEADER)],
+        responses=SAVE_RESPONSES,
+        tags=["drafts"],
+        **schema,
+    )
 
 
 class DraftPagination(PageNumberPagination):
@@ -218,7 +230,7 @@ class DraftDetailView(ApiView):
     def get(self, request: Request, pk: int) -> Response:
         return draft_response(get_draft_for(request.user, pk))
 
-    @extend_schema(
+    @_save_operation(
         operation_id="drafts_update",
         summary="Save a draft (new revision)",
         description=(
@@ -227,21 +239,15 @@ class DraftDetailView(ApiView):
             "nothing is written and the answer is 409 with `currentRevision`."
         ),
         request=DraftUpdateSerializer,
-        parameters=[OpenApiParameter("If-Match", str, OpenApiParameter.HEADER)],
-        responses=SAVE_RESPONSES,
-        tags=["drafts"],
     )
     def put(self, request: Request, pk: int) -> Response:
         return self.save(request, pk, DraftUpdateSerializer)
 
-    @extend_schema(
+    @_save_operation(
         operation_id="drafts_partial_update",
         summary="Save a draft, keeping unchanged fields",
         description="Like PUT; without documents/yaml the current documents are kept.",
         request=DraftPatchSerializer,
-        parameters=[OpenApiParameter("If-Match", str, OpenApiParameter.HEADER)],
-        responses=SAVE_RESPONSES,
-        tags=["drafts"],
     )
     def patch(self, request: Request, pk: int) -> Response:
         return self.save(request, pk, DraftPatchSerializer)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from policyeditor.api import engine_calls, examples
-from policyeditor.api.base import ApiView, envelope, looks_like_documents
+from policyeditor.api.base import ApiView, engine_payload, envelope, looks_like_documents
 from policyeditor.api.engine_gate import call_engine, deadline_for
-from policyeditor.api.schema import INPUT_ERRORS
+from policyeditor.api.schema import engine_operation
 from policyeditor.api.serializers_engine import (
     CelRequestSerializer,
     CelResponseSerializer,
@@ -31,20 +31,10 @@ YAML_BODY = {
 }
 
 
-def _payload(serializer_class: type, request: Request) -> dict:
-    """The validated body (envelope or bare), for the default Kubernetes version unless named."""
-    serializer = serializer_class(data=envelope(request.data))
-    serializer.is_valid(raise_exception=True)
-    payload = dict(serializer.validated_data)
-    payload.pop("source", None)  # the YAML text as written matters to drafts only
-    payload.setdefault("kubernetesVersion", DEFAULT_VERSION)
-    return payload
-
-
 class ValidateView(ApiView):
     """Validate policies and bindings as kube-apiserver would (no database)."""
 
-    @extend_schema(
+    @engine_operation(
         operation_id="validate",
         summary="Validate documents",
         description=(
@@ -69,13 +59,12 @@ class ValidateView(ApiView):
                 "the field).",
             ),
         ],
-        responses={200: ValidateResponseSerializer, **INPUT_ERRORS},
+        response=ValidateResponseSerializer,
         examples=[
             examples.VALIDATE_REQUEST,
             examples.VALIDATE_YAML_REQUEST,
             examples.VALIDATE_RESPONSE,
         ],
-        tags=["engine"],
     )
     def post(self, request: Request) -> Response:
         if looks_like_documents(request.data):
@@ -107,7 +96,7 @@ class ValidateView(ApiView):
 class EvaluateView(ApiView):
     """Evaluate policies against one admission request (no database)."""
 
-    @extend_schema(
+    @engine_operation(
         operation_id="evaluate",
         summary="Evaluate an admission request",
         description=(
@@ -119,12 +108,11 @@ class EvaluateView(ApiView):
             "(`Content-Type: application/yaml`) with the same fields."
         ),
         request=EvaluateRequestSerializer,
-        responses={200: EvaluateResponseSerializer, **INPUT_ERRORS},
+        response=EvaluateResponseSerializer,
         examples=[examples.EVALUATE_REQUEST, examples.EVALUATE_RESPONSE],
-        tags=["engine"],
     )
     def post(self, request: Request) -> Response:
-        payload = _payload(EvaluateRequestSerializer, request)
+        payload = engine_payload(EvaluateRequestSerializer, request)
         timeout = deadline_for([*payload["documents"], *(payload.get("crds") or [])])
         return Response(call_engine(engine_calls.evaluate_bundle, payload, timeout=timeout))
 
@@ -132,7 +120,7 @@ class EvaluateView(ApiView):
 class CelView(ApiView):
     """Evaluate one CEL expression in the Kubernetes CEL environment (no database)."""
 
-    @extend_schema(
+    @engine_operation(
         operation_id="cel",
         summary="Evaluate a CEL expression",
         description=(
@@ -141,12 +129,11 @@ class CelView(ApiView):
             "runtime error is a 200 with `error` set; a 400 means the request was malformed."
         ),
         request=CelRequestSerializer,
-        responses={200: CelResponseSerializer, **INPUT_ERRORS},
+        response=CelResponseSerializer,
         examples=[examples.CEL_REQUEST, examples.CEL_RESPONSE],
-        tags=["engine"],
     )
     def post(self, request: Request) -> Response:
-        payload = _payload(CelRequestSerializer, request)
+        payload = engine_payload(CelRequestSerializer, request)
         payload["variables"] = [dict(item) for item in payload.get("variables", [])]
         crds = payload.get("crds") or []
         timeout = deadline_for(crds) if crds else None

@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from collections.abc import Callable
+from typing import Any
+
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from policyeditor.api import engine_calls_lint
-from policyeditor.api.base import ApiView, envelope
+from policyeditor.api.base import ApiView, engine_payload
 from policyeditor.api.engine_gate import call_engine, deadline_for
-from policyeditor.api.schema import INPUT_ERRORS
+from policyeditor.api.schema import engine_operation
 from policyeditor.api.serializers_lint import (
     LintRequestSerializer,
     LintResponseSerializer,
     StaticRequestSerializer,
     StaticResponseSerializer,
 )
-from policyeditor.engine.versions import DEFAULT_VERSION
 
 
 class LintView(ApiView):
     """Find Kubernetes CEL pitfalls in policies (no database)."""
 
-    @extend_schema(
+    @engine_operation(
         operation_id="lint",
         summary="Lint CEL expressions",
         description=(
@@ -33,26 +34,16 @@ class LintView(ApiView):
             'invalid. Send `{"documents": [...]}` or `{"yaml": "..."}`.'
         ),
         request=LintRequestSerializer,
-        responses={200: LintResponseSerializer, **INPUT_ERRORS},
-        tags=["engine"],
+        response=LintResponseSerializer,
     )
     def post(self, request: Request) -> Response:
-        serializer = LintRequestSerializer(data=envelope(request.data))
-        serializer.is_valid(raise_exception=True)
-        attrs = serializer.validated_data
-        documents = attrs["documents"]
-        version = attrs.get("kubernetesVersion") or DEFAULT_VERSION
-        return Response(
-            call_engine(
-                engine_calls_lint.lint_bundle, documents, version, timeout=deadline_for(documents)
-            )
-        )
+        return _engine_answer(request, LintRequestSerializer, engine_calls_lint.lint_bundle)
 
 
 class StaticManifestsView(ApiView):
     """The staticManifestsDir layout of policies and bindings (no database)."""
 
-    @extend_schema(
+    @engine_operation(
         operation_id="static_manifests",
         summary="Lay out static manifests",
         description=(
@@ -61,21 +52,27 @@ class StaticManifestsView(ApiView):
             "AdmissionConfiguration stanza) and the static loader's errors, if any."
         ),
         request=StaticRequestSerializer,
-        responses={200: StaticResponseSerializer, **INPUT_ERRORS},
-        tags=["engine"],
+        response=StaticResponseSerializer,
     )
     def post(self, request: Request) -> Response:
-        serializer = StaticRequestSerializer(data=envelope(request.data))
-        serializer.is_valid(raise_exception=True)
-        attrs = serializer.validated_data
-        documents = attrs["documents"]
-        version = attrs.get("kubernetesVersion") or DEFAULT_VERSION
-        return Response(
-            call_engine(
-                engine_calls_lint.static_bundle,
-                documents,
-                version,
-                attrs["baseDir"],
-                timeout=deadline_for(documents),
-            )
+        return _engine_answer(
+            request, StaticRequestSerializer, engine_calls_lint.static_bundle, "baseDir"
         )
+
+
+def _engine_answer(
+    request: Request, serializer_class: type, function: Callable[..., Any], *fields: str
+) -> Response:
+    """`function(documents, version, *fields)` run on the body in the isolation pool."""
+    payload = engine_payload(serializer_class, request)
+    documents = payload["documents"]
+    extra = [payload[name] for name in fields]
+    return Response(
+        call_engine(
+            function,
+            documents,
+            payload["kubernetesVersion"],
+            *extra,
+            timeout=deadline_for(documents),
+        )
+    )

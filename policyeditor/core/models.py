@@ -1,8 +1,27 @@
-"""Shared tables of the core app: the request counters every server process increments."""
+"""The core app's models: the WriteOnce base and the request counters every process increments."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
+
+
+class WriteOnce(models.Model):
+    """A row written once: saving it again or deleting it alone raises `write_once_error`."""
+
+    write_once_error = "rows of this table are written once"
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise ValueError(self.write_once_error)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> Any:
+        raise ValueError(self.write_once_error)
 
 
 class RateCounter(models.Model):

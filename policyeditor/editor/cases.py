@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from policyeditor.core.engine_gate import EngineLimit, deadline_for, run_engine
 from policyeditor.editor import extensions, live
@@ -20,17 +20,29 @@ MAX_NAME = 200
 
 
 @dataclass
-class CaseResult:
-    """One saved case on the current form state."""
+class CaseRun:
+    """One saved case's outcome on a revision or on the current form state."""
 
     name: str
     passed: bool
-    summary: str = ""
     result: str | None = None
     message: str = ""
     failures: list[str] = field(default_factory=list)
     # What actually happened when the case passed vacuously (engine/suites/vacuous.py).
     vacuous: str = ""
+
+    @classmethod
+    def from_run(cls, item: dict[str, Any], **more: Any) -> Self:
+        """From one dict of case_runs.run_suite_files."""
+        fields = {key: item[key] for key in ("name", "passed", "result", "message", "failures")}
+        return cls(**fields, vacuous=item.get("vacuous", ""), **more)
+
+
+@dataclass
+class CaseResult(CaseRun):
+    """One saved case on the current form state, with the case's summary."""
+
+    summary: str = ""
 
 
 @dataclass
@@ -142,7 +154,7 @@ def run_current(draft: Draft, documents: list[dict], version: str) -> TestsOutco
     # An unsaved revision: the bundle is written exactly as for a saved one.
     current = Revision(draft=draft, documents=documents, kubernetes_version=version)
     try:
-        files = testcases.bundle_files(current, cases, name=_slug(draft.name))
+        files = testcases.bundle_files(current, cases, name=bundle_slug(draft.name))
         raw = run_engine(
             run_suite_files_with_coverage, files, timeout=deadline_for(documents + cases)
         )
@@ -151,22 +163,14 @@ def run_current(draft: Draft, documents: list[dict], version: str) -> TestsOutco
     except InputError as exc:
         return TestsOutcome(problem=str(exc))
     runs = [
-        CaseResult(
-            name=item["name"],
-            passed=item["passed"],
-            summary=summaries.get(item["name"], ""),
-            result=item["result"],
-            message=item["message"],
-            failures=item["failures"],
-            vacuous=item["vacuous"],
-        )
-        for item in raw["runs"]
+        CaseResult.from_run(item, summary=summaries.get(item["name"], "")) for item in raw["runs"]
     ]
     links = testcases.export_links(draft) if testcases.export_links is not None else []
     return TestsOutcome(runs=runs, coverage=coverage_view(raw["coverage"]), exports=links)
 
 
-def _slug(name: str) -> str:
+def bundle_slug(name: str) -> str:
+    """A draft's name as a file-name part of its test bundle."""
     safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in name.lower()).strip("-")
     return safe or "draft"
 

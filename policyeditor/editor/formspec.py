@@ -118,6 +118,21 @@ def _metadata() -> tuple[Field, ...]:
     )
 
 
+def _rows_section(
+    heading: tuple[str, str, str], key: str, row_label: str, *fields: Field
+) -> Section:
+    """A section (slug, title, summary) holding one list of rows at `key`, labelled as its title."""
+    slug, title, summary = heading
+    return Section(
+        slug, title, summary, (Field(key, title, "rows", fields=fields, row_label=row_label),)
+    )
+
+
+def _named_cel(context: str) -> tuple[Field, ...]:
+    """The fields of a named CEL expression (a match condition, a variable)."""
+    return (Field("name", "Name"), Field("expression", "Expression", "cel", context=context))
+
+
 def _common_policy(mutating: bool) -> list[Section]:
     basics = list(_metadata()) + [
         Field("spec.failurePolicy", "Failure policy", "select", choices=("", "Fail", "Ignore")),
@@ -142,119 +157,55 @@ def _common_policy(mutating: bool) -> list[Section]:
         Section(
             "match", "Match", "resource rules, selectors", _match_fields("spec.matchConstraints")
         ),
-        Section(
-            "conditions",
-            "Match conditions",
-            "CEL filters applied before the policy",
-            (
-                Field(
-                    "spec.matchConditions",
-                    "Match conditions",
-                    "rows",
-                    row_label="condition",
-                    fields=(
-                        Field("name", "Name"),
-                        Field("expression", "Expression", "cel", context="matchCondition"),
-                    ),
-                ),
-            ),
+        _rows_section(
+            ("conditions", "Match conditions", "CEL filters applied before the policy"),
+            "spec.matchConditions",
+            "condition",
+            *_named_cel("matchCondition"),
         ),
-        Section(
-            "variables",
-            "Variables",
-            "named CEL values, usable as variables.<name>",
-            (
-                Field(
-                    "spec.variables",
-                    "Variables",
-                    "rows",
-                    row_label="variable",
-                    fields=(
-                        Field("name", "Name"),
-                        Field("expression", "Expression", "cel", context="variable"),
-                    ),
-                ),
-            ),
+        _rows_section(
+            ("variables", "Variables", "named CEL values, usable as variables.<name>"),
+            "spec.variables",
+            "variable",
+            *_named_cel("variable"),
         ),
     ]
 
 
 VALIDATION_SECTIONS: tuple[Section, ...] = (
     *_common_policy(mutating=False),
-    Section(
-        "validations",
-        "Validations",
-        "the checks; false denies",
-        (
-            Field(
-                "spec.validations",
-                "Validations",
-                "rows",
-                row_label="validation",
-                fields=(
-                    Field("expression", "Expression", "cel", context="validation"),
-                    Field("message", "Message"),
-                    Field(
-                        "messageExpression",
-                        "Message expression",
-                        "cel",
-                        context="messageExpression",
-                    ),
-                    Field("reason", "Reason", "select", choices=REASONS, advanced=True),
-                ),
-            ),
-        ),
+    _rows_section(
+        ("validations", "Validations", "the checks; false denies"),
+        "spec.validations",
+        "validation",
+        Field("expression", "Expression", "cel", context="validation"),
+        Field("message", "Message"),
+        Field("messageExpression", "Message expression", "cel", context="messageExpression"),
+        Field("reason", "Reason", "select", choices=REASONS, advanced=True),
     ),
-    Section(
-        "audit",
-        "Audit annotations",
-        "values written to the audit log",
-        (
-            Field(
-                "spec.auditAnnotations",
-                "Audit annotations",
-                "rows",
-                row_label="audit annotation",
-                fields=(
-                    Field("key", "Key"),
-                    Field("valueExpression", "Value expression", "cel", context="auditAnnotation"),
-                ),
-            ),
-        ),
+    _rows_section(
+        ("audit", "Audit annotations", "values written to the audit log"),
+        "spec.auditAnnotations",
+        "audit annotation",
+        Field("key", "Key"),
+        Field("valueExpression", "Value expression", "cel", context="auditAnnotation"),
     ),
 )
 
 MUTATING_SECTIONS: tuple[Section, ...] = (
     *_common_policy(mutating=True),
-    Section(
-        "mutations",
-        "Mutations",
-        "patches applied in order",
-        (
-            Field(
-                "spec.mutations",
-                "Mutations",
-                "rows",
-                row_label="mutation",
-                fields=(
-                    Field(
-                        "patchType",
-                        "Patch type",
-                        "select",
-                        choices=("", "ApplyConfiguration", "JSONPatch"),
-                    ),
-                    Field(
-                        "applyConfiguration.expression",
-                        "ApplyConfiguration expression",
-                        "cel",
-                        context="mutation",
-                    ),
-                    Field(
-                        "jsonPatch.expression", "JSONPatch expression", "cel", context="mutation"
-                    ),
-                ),
-            ),
+    _rows_section(
+        ("mutations", "Mutations", "patches applied in order"),
+        "spec.mutations",
+        "mutation",
+        Field("patchType", "Patch type", "select", choices=("", "ApplyConfiguration", "JSONPatch")),
+        Field(
+            "applyConfiguration.expression",
+            "ApplyConfiguration expression",
+            "cel",
+            context="mutation",
         ),
+        Field("jsonPatch.expression", "JSONPatch expression", "cel", context="mutation"),
     ),
 )
 

@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.urls import reverse
 
 from policyeditor.core.fields import OrderedJSONField, storage_limit_fields
+from policyeditor.core.models import WriteOnce
 from policyeditor.engine import objects
 from policyeditor.engine.versions import DEFAULT_VERSION
 
@@ -125,8 +126,12 @@ class Draft(models.Model):
         return None
 
 
-class Revision(models.Model):
+class Revision(WriteOnce):
     """One saved state of a draft; never changed after it is written."""
+
+    # Revisions are history: rewriting one would falsify what was reviewed, and deleting one
+    # alone would break the history (they go with their draft).
+    write_once_error = "revisions are immutable"
 
     draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField()
@@ -154,16 +159,6 @@ class Revision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.draft.name} r{self.number}"
-
-    def save(self, *args, **kwargs) -> None:
-        # Revisions are history: rewriting one would falsify what was reviewed.
-        if self.pk is not None:
-            raise ValueError("revisions are immutable")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        # Deleting one revision alone would break the history; they go with their draft.
-        raise ValueError("revisions are immutable")
 
 
 class Autosave(models.Model):

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import transaction
 
+from policyeditor.editor.cases import bundle_slug
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.editor.services import DraftInputError, create_draft
 from policyeditor.engine.errors import InputError
@@ -50,7 +51,7 @@ def export_bundle(
         raise NotAllowed("You cannot export this draft.")
     if layout not in LAYOUTS:
         raise WorkflowError(f"Unknown export layout {layout!r}: one of {', '.join(LAYOUTS)}.")
-    name = testcases._slug(draft.name)
+    name = bundle_slug(draft.name)
     cases = [saved.case for saved in draft.saved_test_cases.all()]
     if layout == "policytest":
         files = {

@@ -12,6 +12,7 @@ from django.db import models
 from django.urls import reverse
 
 from policyeditor.core.fields import OrderedJSONField
+from policyeditor.core.models import WriteOnce
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.teams.models import Team
 
@@ -151,8 +152,10 @@ class AppendOnlyQuerySet(models.QuerySet):
         return self.filter(draft_ref=draft_id)
 
 
-class AuditEvent(models.Model):
+class AuditEvent(WriteOnce):
     """Who did what to which draft, when; never changed after it is written."""
+
+    write_once_error = "audit events are append-only"
 
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     actor = models.ForeignKey(
@@ -179,14 +182,6 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.actor_name or 'system'} {self.get_action_display()} {self.draft_name}"
-
-    def save(self, *args, **kwargs) -> None:
-        if self.pk is not None:
-            raise ValueError("audit events are append-only")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise ValueError("audit events are append-only")
 
 
 class Notification(models.Model):

@@ -15,6 +15,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
+from policyeditor.editor.cases import CaseRun, bundle_slug
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.loading import dump_documents, load_documents
@@ -28,19 +29,6 @@ POLICY_FILE = "policy.yaml"
 # What a result means for the object under test, for sentences like "now denies 2 objects".
 VERB = {"allow": "allows", "deny": "denies", "warn": "warns about", "audit": "audits"}
 VERB |= {"skip": "skips", "error": "fails on"}
-
-
-@dataclass
-class CaseRun:
-    """One saved case's outcome on one revision."""
-
-    name: str
-    passed: bool
-    result: str | None = None
-    message: str = ""
-    failures: list[str] = field(default_factory=list)
-    # What actually happened when the case passed vacuously (engine/suites/vacuous.py).
-    vacuous: str = ""
 
 
 @dataclass
@@ -159,11 +147,6 @@ def bundle_files(revision: Revision, cases: list[dict], *, name: str) -> dict[st
     }
 
 
-def _slug(name: str) -> str:
-    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in name.lower()).strip("-")
-    return safe or "draft"
-
-
 def run_cases(revision: Revision, cases: list[dict], *, name: str = "draft") -> list[CaseRun]:
     """Run cases against a revision with the CLI's runner; cached, never raises."""
     if not cases:
@@ -175,7 +158,7 @@ def run_cases(revision: Revision, cases: list[dict], *, name: str = "draft") -> 
     cached = cache.get(key)
     if cached is not None:
         return cached
-    runs = _run(revision, cases, _slug(name))
+    runs = _run(revision, cases, bundle_slug(name))
     cache.set(key, runs, 3600)
     return runs
 
@@ -190,17 +173,7 @@ def _run(revision: Revision, cases: list[dict], name: str) -> list[CaseRun]:
         raw = run_engine(run_suite_files, files, timeout=deadline_for(revision.documents + cases))
     except (EngineLimit, InputError) as error:
         return [CaseRun(c.get("name", "?"), False, failures=[str(error)]) for c in cases]
-    return [
-        CaseRun(
-            name=item["name"],
-            passed=item["passed"],
-            result=item["result"],
-            message=item["message"],
-            failures=item["failures"],
-            vacuous=item.get("vacuous", ""),
-        )
-        for item in raw
-    ]
+    return [CaseRun.from_run(item) for item in raw]
 
 
 def report_for(draft: Draft, revision: Revision, *, baseline: Revision | None) -> TestReport:

@@ -127,13 +127,14 @@ function completionSource(fetchItems) {
   };
 }
 
-function mount(textarea, { fetchItems, label }) {
-  if (views.has(textarea)) return views.get(textarea);
+// A CodeMirror view over a textarea, which stays the form's real control: the two stay in sync,
+// `change(current, value)` turning a programmatic edit of the textarea into the view's change.
+// A shadow root lets CodeMirror use constructed style sheets: the page's CSP forbids the
+// <style> elements it would otherwise add to the document.
+function mountOver(textarea, hostClass, extensions, change) {
   let syncing = false;
-  // A shadow root lets CodeMirror use constructed style sheets: the page's CSP forbids the
-  // <style> elements it would otherwise add to the document.
   const host = document.createElement("div");
-  host.className = "cm-host";
+  host.className = hostClass;
   const shadow = host.attachShadow({ mode: "open" });
   const view = new EditorView({
     root: shadow,
@@ -141,22 +142,7 @@ function mount(textarea, { fetchItems, label }) {
     state: EditorState.create({
       doc: textarea.value,
       extensions: [
-        lineNumbers(), history(), placeholder(textarea.placeholder || ""), drawSelection(), highlightActiveLine(), bracketMatching(), closeBrackets(),
-        cel, syntaxHighlighting(style), errorField, theme,
-        autocompletion({ override: [completionSource(fetchItems)], activateOnTyping: true }),
-        keymap.of([...closeBracketsKeymap, ...completionKeymap, ...historyKeymap, indentWithTab, ...defaultKeymap]),
-        EditorView.lineWrapping,
-        // Typing over a selection: Chrome's own editing would wrap the new text in a styled span,
-        // an inline style the CSP blocks (a console error); CodeMirror inserts it instead.
-        EditorView.domEventHandlers({
-          beforeinput(event, editor) {
-            if (event.inputType !== "insertText" || event.data == null || editor.state.selection.main.empty) return false;
-            event.preventDefault();
-            editor.dispatch(editor.state.replaceSelection(event.data), { userEvent: "input.type", scrollIntoView: true });
-            return true;
-          },
-        }),
-        EditorView.contentAttributes.of({ "aria-label": label, spellcheck: "false", autocapitalize: "off" }),
+        ...extensions,
         EditorView.updateListener.of((update) => {
           if (!update.docChanged || syncing) return;
           textarea.value = update.state.doc.toString();
@@ -171,13 +157,27 @@ function mount(textarea, { fetchItems, label }) {
   // Programmatic edits of the textarea (tests, YAML restore, completion.js) flow into the view.
   textarea.addEventListener("input", () => {
     const value = textarea.value;
-    if (value === view.state.doc.toString()) return;
+    const current = view.state.doc.toString();
+    if (value === current) return;
     syncing = true;
-    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: value } });
+    view.dispatch({ changes: change(current, value) });
     syncing = false;
   });
   views.set(textarea, view);
   return view;
+}
+
+function mount(textarea, { fetchItems, label }) {
+  if (views.has(textarea)) return views.get(textarea);
+  return mountOver(textarea, "cm-host", [
+    lineNumbers(), history(), placeholder(textarea.placeholder || ""), drawSelection(), highlightActiveLine(), bracketMatching(), closeBrackets(),
+    cel, syntaxHighlighting(style), errorField, theme,
+    autocompletion({ override: [completionSource(fetchItems)], activateOnTyping: true }),
+    keymap.of([...closeBracketsKeymap, ...completionKeymap, ...historyKeymap, indentWithTab, ...defaultKeymap]),
+    EditorView.lineWrapping,
+    beforeInput,
+    EditorView.contentAttributes.of({ "aria-label": label, spellcheck: "false", autocapitalize: "off" }),
+  ], (current, value) => ({ from: 0, to: current.length, insert: value }));
 }
 
 function markError(textarea) {
@@ -206,7 +206,7 @@ const beforeInput = EditorView.domEventHandlers({
   },
 });
 
-const yamlBase = { views, theme, beforeInput, celCompletion: completionSource };
+const yamlBase = { views, theme, beforeInput, celCompletion: completionSource, mountOver };
 
 window.PolicyEditorCM = {
   mount,

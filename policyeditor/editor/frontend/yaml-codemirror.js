@@ -251,46 +251,17 @@ function minimalChange(a, b) {
 
 export function mountYaml(textarea, options, base) {
   if (base.views.has(textarea)) return base.views.get(textarea);
-  let syncing = false;
   const helper = yamlSource(options);
-  const host = document.createElement("div");
-  host.className = "cm-host cm-yaml-host";
-  const shadow = host.attachShadow({ mode: "open" });
-  const view = new EditorView({
-    root: shadow,
-    parent: shadow,
-    state: EditorState.create({
-      doc: textarea.value,
-      extensions: [
-        lineNumbers(), lintGutter(), history(), drawSelection(), highlightActiveLine(),
-        yaml(), syntaxHighlighting(yamlStyle), celHighlight, base.theme, yamlTheme,
-        autocompletion({ override: [completionSource(options, helper, base.celCompletion(options.fetchCel))], activateOnTyping: true }),
-        hover(helper),
-        keymap.of([...completionKeymap, ...historyKeymap, indentWithTab, ...defaultKeymap]),
-        EditorState.tabSize.of(2),
-        base.beforeInput,
-        EditorView.contentAttributes.of({ "aria-label": options.label || "YAML", spellcheck: "false", autocapitalize: "off" }),
-        EditorView.updateListener.of((update) => {
-          if (!update.docChanged || syncing) return;
-          textarea.value = update.state.doc.toString();
-          textarea.dispatchEvent(new Event("input", { bubbles: true }));
-        }),
-      ],
-    }),
-  });
-  textarea.after(host);
-  textarea.classList.add("cm-source");
-  textarea.tabIndex = -1;
-  textarea.addEventListener("input", () => {
-    const value = textarea.value;
-    const current = view.state.doc.toString();
-    if (value === current) return;
-    syncing = true;
-    view.dispatch({ changes: minimalChange(current, value) });
-    syncing = false;
-  });
-  base.views.set(textarea, view);
-  return view;
+  return base.mountOver(textarea, "cm-host cm-yaml-host", [
+    lineNumbers(), lintGutter(), history(), drawSelection(), highlightActiveLine(),
+    yaml(), syntaxHighlighting(yamlStyle), celHighlight, base.theme, yamlTheme,
+    autocompletion({ override: [completionSource(options, helper, base.celCompletion(options.fetchCel))], activateOnTyping: true }),
+    hover(helper),
+    keymap.of([...completionKeymap, ...historyKeymap, indentWithTab, ...defaultKeymap]),
+    EditorState.tabSize.of(2),
+    base.beforeInput,
+    EditorView.contentAttributes.of({ "aria-label": options.label || "YAML", spellcheck: "false", autocapitalize: "off" }),
+  ], minimalChange);
 }
 
 // Diagnostics given as 1-based line/column (the server's live report placed in the YAML).

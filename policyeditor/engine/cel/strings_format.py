@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import types
 from typing import Any
 
 import cel_expr_python.cel as cel
@@ -47,30 +48,27 @@ class FormatError(ValueError):
     """A format failure, worded as cel-go's (`error during formatting: ...`)."""
 
 
+# Python class -> the CEL type name cel-go prints, in order (bool first: it is an int in Python).
+_VALUE_TYPES: tuple[tuple[type | types.UnionType, str], ...] = (
+    (types.NoneType, "null_type"),
+    (bool, "bool"),
+    (int, "int"),
+    (float, "double"),
+    (str, "string"),
+    (bytes | bytearray, "bytes"),
+    (list, "list"),
+    (dict, "map"),
+    (datetime.timedelta, "google.protobuf.Duration"),
+    (datetime.datetime, "google.protobuf.Timestamp"),
+    (cel.Type, "type"),
+)
+
+
 def _type_name(value: Any) -> str:
     """The CEL type name cel-go's errors print for value."""
-    if value is None:
-        return "null_type"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bytes | bytearray):
-        return "bytes"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "map"
-    if isinstance(value, datetime.timedelta):
-        return "google.protobuf.Duration"
-    if isinstance(value, datetime.datetime):
-        return "google.protobuf.Timestamp"
-    if isinstance(value, cel.Type):
-        return "type"
+    for cls, name in _VALUE_TYPES:
+        if isinstance(value, cls):
+            return name
     return getattr(getattr(value, "DESCRIPTOR", None), "full_name", type(value).__name__)
 
 

@@ -8,6 +8,8 @@ template and SetDefaults_PersistentVolumeClaim on each StatefulSet volumeClaimTe
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from policyeditor.engine.defaulting.core import default_claim
@@ -15,8 +17,18 @@ from policyeditor.engine.defaulting.podspec import default_template_of
 from policyeditor.engine.defaulting.record import Recorder, child, items
 
 
-def _spec(obj: dict[str, Any], rec: Recorder) -> tuple[dict[str, Any] | None, str]:
-    return child(obj, "spec", "", rec, value=True)
+def _on_spec(
+    defaulter: Callable[[dict[str, Any], str, Recorder], None],
+) -> Callable[[dict[str, Any], Recorder], None]:
+    """The object defaulter that runs `defaulter(spec, path, rec)` on the object's spec, if any."""
+
+    @functools.wraps(defaulter)
+    def default(obj: dict[str, Any], rec: Recorder) -> None:
+        spec, path = child(obj, "spec", "", rec, value=True)
+        if spec is not None:
+            defaulter(spec, path, rec)
+
+    return default
 
 
 def _default_rolling_update(
@@ -33,11 +45,9 @@ def _default_rolling_update(
                 rec.default_pointer(rolling, "maxSurge", max_surge, rolling_path)
 
 
-def default_deployment(obj: dict[str, Any], rec: Recorder) -> None:
+@_on_spec
+def default_deployment(spec: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_Deployment: replicas 1, RollingUpdate 25%/25%, history 10, deadline 600s."""
-    spec, path = _spec(obj, rec)
-    if spec is None:
-        return
     rec.default_pointer(spec, "replicas", 1, path)
     _default_rolling_update(spec, "strategy", path, rec, "25%", "25%")
     rec.default_pointer(spec, "revisionHistoryLimit", 10, path)
@@ -45,21 +55,17 @@ def default_deployment(obj: dict[str, Any], rec: Recorder) -> None:
     default_template_of(spec, path, rec)
 
 
-def default_daemon_set(obj: dict[str, Any], rec: Recorder) -> None:
+@_on_spec
+def default_daemon_set(spec: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_DaemonSet: RollingUpdate with maxUnavailable 1 and maxSurge 0, history 10."""
-    spec, path = _spec(obj, rec)
-    if spec is None:
-        return
     _default_rolling_update(spec, "updateStrategy", path, rec, 1, 0)
     rec.default_pointer(spec, "revisionHistoryLimit", 10, path)
     default_template_of(spec, path, rec)
 
 
-def default_stateful_set(obj: dict[str, Any], rec: Recorder) -> None:
+@_on_spec
+def default_stateful_set(spec: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_StatefulSet (StatefulSetAutoDeletePVC is on in every supported version)."""
-    spec, path = _spec(obj, rec)
-    if spec is None:
-        return
     rec.default(spec, "podManagementPolicy", "OrderedReady", path)
     strategy, strategy_path = child(spec, "updateStrategy", path, rec, value=True)
     if strategy is not None:
@@ -85,10 +91,8 @@ def default_stateful_set(obj: dict[str, Any], rec: Recorder) -> None:
         default_claim(claim, claim_path, rec)
 
 
-def default_replica_set(obj: dict[str, Any], rec: Recorder) -> None:
+@_on_spec
+def default_replica_set(spec: dict[str, Any], path: str, rec: Recorder) -> None:
     """SetDefaults_ReplicaSet: replicas 1."""
-    spec, path = _spec(obj, rec)
-    if spec is None:
-        return
     rec.default_pointer(spec, "replicas", 1, path)
     default_template_of(spec, path, rec)

@@ -90,32 +90,41 @@ def _unguarded(e: Expression, facts: Facts, name: str) -> bool:
     return not (reads_operation(e.nodes) or null_compared(e.nodes, name))
 
 
+def _null_read(
+    e: Expression, facts: Facts, name: str, null_on: set[str], message: str, fix: str
+) -> Iterator[Hit]:
+    """`name` read unguarded where a matched operation of `null_on` leaves it null."""
+    if not facts.operations & null_on or e.context == "variable":
+        return
+    node = first_ident(e.nodes, name)
+    if node is not None and _unguarded(e, facts, name):
+        yield node, message, fix
+
+
 def object_on_delete(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE103: `object` is null on DELETE; reading it fails without a guard."""
-    if "DELETE" not in facts.operations or e.context == "variable":
-        return
-    node = first_ident(e.nodes, "object")
-    if node is not None and _unguarded(e, facts, "object"):
-        yield (
-            node,
-            "the policy matches DELETE, where `object` is null: reading it fails with "
-            '"no such key" (or an error from null) and the failure policy decides',
-            "guard it: object == null || <check>, or request.operation != 'DELETE' && <check>",
-        )
+    yield from _null_read(
+        e,
+        facts,
+        "object",
+        {"DELETE"},
+        "the policy matches DELETE, where `object` is null: reading it fails with "
+        '"no such key" (or an error from null) and the failure policy decides',
+        "guard it: object == null || <check>, or request.operation != 'DELETE' && <check>",
+    )
 
 
 def old_object_on_create(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:
     """PE104: `oldObject` is null on CREATE (and CONNECT); reading it fails without a guard."""
-    if not facts.operations & {"CREATE", "CONNECT"} or e.context == "variable":
-        return
-    node = first_ident(e.nodes, "oldObject")
-    if node is not None and _unguarded(e, facts, "oldObject"):
-        yield (
-            node,
-            "the policy matches CREATE, where `oldObject` is null: reading it fails "
-            "and the failure policy decides",
-            "guard it: oldObject == null || <check>, or request.operation == 'UPDATE' && <check>",
-        )
+    yield from _null_read(
+        e,
+        facts,
+        "oldObject",
+        {"CREATE", "CONNECT"},
+        "the policy matches CREATE, where `oldObject` is null: reading it fails "
+        "and the failure policy decides",
+        "guard it: oldObject == null || <check>, or request.operation == 'UPDATE' && <check>",
+    )
 
 
 def old_self(e: Expression, facts: Facts, up: dict[int, Any]) -> Iterator[Hit]:

@@ -33,6 +33,28 @@ def load_documents(path: Path, *, what: str = "file") -> list[dict[str, Any]]:
         raise SuiteError(display(path), _strip_source(str(error), path)) from None
 
 
+def load_suite_document(path: Path, *, what: str, one: str) -> dict[str, Any]:
+    """The one document of a suite file; SuiteError "<one>, found <n>" when it holds another count."""
+    docs = load_documents(path, what=what)
+    if len(docs) != 1:
+        raise SuiteError(display(path), f"{one}, found {len(docs)}")
+    return docs[0]
+
+
+def load_listed(
+    base: Path, spec: dict[str, Any], keys: tuple[str, ...], problems: list[str]
+) -> list[dict[str, Any]]:
+    """The documents of the files listed under `keys` (relative to `base`); unreadable ones go to `problems`."""
+    docs: list[dict[str, Any]] = []
+    for key in keys:
+        for index, relative in enumerate(spec.get(key) or []):
+            try:
+                docs.extend(load_documents(base / relative, what="file"))
+            except SuiteError as error:
+                problems.append(f"{key}[{index}]: {relative}: {error.message} ({error.source})")
+    return docs
+
+
 def load_object(path: Path, *, what: str = "object") -> dict[str, Any]:
     """Exactly one object from a file (an object, a param, a golden file...)."""
     docs = load_documents(path, what=what)

@@ -117,6 +117,30 @@ class TestCase:
         return f"{self.suite}/{self.name}"
 
 
+@dataclass(frozen=True)
+class SuiteFile:
+    """What the cases of one suite file share: its name, layout, documents and version."""
+
+    suite: str
+    layout: str
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    version: str | None = None
+
+    def new_case(self, name: str, **fields: Any) -> TestCase:
+        """A case of this file named `name`; `fields` set the others the layout fixes."""
+        return TestCase(
+            name=name,
+            suite=self.suite,
+            source=self.suite,
+            layout=self.layout,
+            documents=self.documents,
+            resources=self.resources,
+            version=self.version,
+            **fields,
+        )
+
+
 @dataclass
 class CaseResult:
     """The outcome of one case: passed or not, and each reason it failed."""

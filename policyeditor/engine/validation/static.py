@@ -123,12 +123,7 @@ def _document_problems(
     spec = _spec(doc)
     if kind in POLICY_KINDS:
         if spec.get("paramKind") is not None:
-            found.append(
-                FieldError(
-                    "spec.paramKind",
-                    f'{kind} "{name}": spec.paramKind is not supported for static manifests',
-                )
-            )
+            found.append(_not_static(f'{kind} "{name}"', "spec.paramKind"))
         return found
     policy = spec.get("policyName")
     if not isinstance(policy, str) or not policy:
@@ -145,13 +140,13 @@ def _document_problems(
             )
         )
     if spec.get("paramRef") is not None:
-        found.append(
-            FieldError(
-                "spec.paramRef",
-                f'binding "{name}": spec.paramRef is not supported for static manifests',
-            )
-        )
+        found.append(_not_static(f'binding "{name}"', "spec.paramRef"))
     return found
+
+
+def _not_static(subject: str, path: str) -> FieldError:
+    """The static loader's error for a field a static manifest may not set."""
+    return FieldError(path, f"{subject}: {path} is not supported for static manifests")
 
 
 def static_problems(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
@@ -10,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.editor.access import get_draft_for
+from policyeditor.editor.models import Draft
 from policyeditor.review import comments, moves, workflow
 from policyeditor.review.models import Comment, ShareLink
 from policyeditor.review.views.common import draft_and_revision, perform
@@ -43,13 +47,30 @@ def assign_team(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return perform(request, move, success="", back=_latest_url(draft))
 
 
-@require_POST
-def approve_move(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """A team admin lets the draft's owner move it to the team they asked for."""
+def _on_draft(
+    request: HtmxHttpRequest,
+    pk: int,
+    act: Callable[[Any, Draft], object],
+    success: str,
+    back: str = "",
+) -> HttpResponse:
+    """`act(user, draft)` on the user's draft `pk`, then back to `back` (its latest revision)."""
     draft = get_draft_for(request.user, pk)
     return perform(
         request,
-        lambda: moves.approve_move(request.user, draft),
+        lambda: act(request.user, draft),
+        success=success,
+        back=back or _latest_url(draft),
+    )
+
+
+@require_POST
+def approve_move(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """A team admin lets the draft's owner move it to the team they asked for."""
+    return _on_draft(
+        request,
+        pk,
+        moves.approve_move,
         success="Move approved: the draft left the team.",
         back=reverse("review:inbox"),
     )
@@ -58,38 +79,25 @@ def approve_move(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def decline_move(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """A team admin declines a move request, or its requester takes it back."""
-    draft = get_draft_for(request.user, pk)
-    return perform(
-        request,
-        lambda: moves.decline_move(request.user, draft),
-        success="Move request declined.",
-        back=_latest_url(draft),
-    )
+    return _on_draft(request, pk, moves.decline_move, success="Move request declined.")
 
 
 @require_POST
 def request_review(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Ask the team to review the latest revision."""
-    draft = get_draft_for(request.user, pk)
     note = request.POST.get("note", "")
-    return perform(
+    return _on_draft(
         request,
-        lambda: workflow.request_review(request.user, draft, note=note),
+        pk,
+        lambda user, draft: workflow.request_review(user, draft, note=note),
         success="Review requested.",
-        back=_latest_url(draft),
     )
 
 
 @require_POST
 def withdraw_review(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Take the draft out of review."""
-    draft = get_draft_for(request.user, pk)
-    return perform(
-        request,
-        lambda: workflow.withdraw_review(request.user, draft),
-        success="Review request withdrawn.",
-        back=_latest_url(draft),
-    )
+    return _on_draft(request, pk, workflow.withdraw_review, success="Review request withdrawn.")
 
 
 @require_POST

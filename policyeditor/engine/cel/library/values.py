@@ -53,6 +53,16 @@ def _find_key(mapping: dict[str, Any], key: Any) -> Any:
     return _MISSING
 
 
+# The other ordered families, by Python class (bool before any int test: bool is an int there).
+_ORDERED: tuple[tuple[type, str], ...] = (
+    (bool, "bool"),
+    (str, "string"),
+    (bytes, "bytes"),
+    (datetime.timedelta, "duration"),
+    (datetime.datetime, "timestamp"),
+)
+
+
 def _plain_bytes(value: Any) -> Any:
     # cel-expr-python hands CEL bytes to Python as bytearray
     return bytes(value) if isinstance(value, bytearray) else value
@@ -61,19 +71,9 @@ def _plain_bytes(value: Any) -> Any:
 def comparable_kind(value: Any) -> str | None:
     """The CEL ordering family of a value ('number', 'string', ...), None if it has no `<`."""
     value = _plain_bytes(value)
-    if isinstance(value, bool):
-        return "bool"
     if _is_number(value):
         return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bytes):
-        return "bytes"
-    if isinstance(value, datetime.timedelta):
-        return "duration"
-    if isinstance(value, datetime.datetime):
-        return "timestamp"
-    return None
+    return next((kind for cls, kind in _ORDERED if isinstance(value, cls)), None)
 
 
 def cel_less(left: Any, right: Any) -> bool:

@@ -9,10 +9,11 @@ cannot check), so the export never claims more than the other tool will test.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from policyeditor.engine.objects import BINDING_KINDS, POLICY_KINDS, name_of, namespace_of
+from policyeditor.engine.objects import BINDING_KINDS, MAP, POLICY_KINDS, name_of, namespace_of
 from policyeditor.engine.schemas.resources import resource_for_kind
 
 # Case fields that read parts from files: saved cases are inline, a bundle import inlines them.
@@ -38,10 +39,88 @@ class Export:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class CaseParts:
+    """What a case evaluates: its policy, its binding (None: the policy alone) and its expectation."""
+
+    policy: dict[str, Any]
+    binding: dict[str, Any] | None
+    expect: dict[str, Any]
+
+    @property
+    def mutating(self) -> bool:
+        """Whether the policy is a MutatingAdmissionPolicy."""
+        return self.policy.get("kind") == MAP
+
+
+@dataclass(frozen=True)
+class CaseInput:
+    """One saved case as an export reads it: the case, its place in the list and the revision."""
+
+    case: dict[str, Any]
+    index: int
+    documents: list[dict[str, Any]]
+    version: str
+
+    @property
+    def label(self) -> str:
+        """How the export names the case in its notes: its name, else its place in the list."""
+        return str(self.case.get("name") or f"case {self.index}")
+
+    def parts(self) -> CaseParts:
+        """The inline case's policy, binding and expectation; ValueError for what an export cannot take."""
+        return case_parts(self.case, self.documents)
+
+
+def case_inputs(
+    documents: list[dict[str, Any]], cases: list[dict[str, Any]], version: str
+) -> list[CaseInput]:
+    """The cases of a revision, numbered from 1."""
+    return [CaseInput(case, index, documents, version) for index, case in enumerate(cases, 1)]
+
+
+# A layout's writer of one case: (case, export) -> (folder, file name -> text).
+CaseWriter = Callable[[CaseInput, Export], tuple[str, dict[str, str]]]
+
+
+def export_folders(
+    items: list[CaseInput], write: CaseWriter, name: str, title: str, how: str
+) -> Export:
+    """Each case written by `write` into its folder under `<name>/`, and the README."""
+    export = Export()
+    for item in items:
+        try:
+            folder, files = write(item, export)
+        except ValueError as error:
+            export.left_out.append(f"{item.label}: {error}")
+            continue
+        for filename, text in files.items():
+            export.files[f"{name}/{folder}/{filename}"] = text
+    export.files[f"{name}/README.md"] = export.readme(title, how)
+    return export
+
+
 def slug(name: str) -> str:
     """A file-name part: letters, digits, '-' and '_' ('.' separates kat's name segments)."""
     safe = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")
     return safe or "case"
+
+
+def case_parts(case: dict[str, Any], documents: list[dict[str, Any]]) -> CaseParts:
+    """The inline case's policy, binding and expectation; ValueError for what an export cannot take."""
+    check_inline(case)
+    policy = case_policy(case, documents)
+    return CaseParts(policy, case_binding(case, policy, documents), expectation(case))
+
+
+def unported_options(case: dict[str, Any]) -> list[str]:
+    """The case's run options no other tool takes (the defaulting switch, a Kubernetes version)."""
+    lost = []
+    if case.get("defaulting") is False:
+        lost.append("defaulting: false")
+    if case.get("kubernetesVersion"):
+        lost.append(f"kubernetesVersion {case['kubernetesVersion']}")
+    return lost
 
 
 def case_policy(case: dict[str, Any], documents: list[dict[str, Any]]) -> dict[str, Any]:

@@ -16,13 +16,13 @@ from typing import Any
 from policyeditor.engine.manifests.dump import dump_documents
 from policyeditor.engine.objects import MAP, name_of, namespace_of
 from policyeditor.engine.suites.exports.common import (
+    CaseInput,
     Export,
     bare_namespace,
-    case_binding,
-    case_policy,
-    check_inline,
+    case_inputs,
     expectation,
     request_namespace,
+    unported_options,
 )
 
 EXPECTS = {"allow": "admit", "deny": "deny", "skip": "skip", "error": "error"}
@@ -64,13 +64,12 @@ def export_kaptest(
     resources = _Resources()
     suites: dict[tuple[str, str, str | None], list[dict[str, Any]]] = {}
     policies: list[dict[str, Any]] = []
-    for index, case in enumerate(cases, start=1):
-        label = str(case.get("name") or f"case {index}")
+    for item in case_inputs(documents, cases, version):
         pending: dict[tuple[str, str, str, str], dict[str, Any]] = {}
         try:
-            policy, binding, test = _test(documents, case, version, index, resources, pending)
+            policy, binding, test = _test(item, resources, pending)
         except ValueError as error:
-            export.left_out.append(f"{label}: {error}")
+            export.left_out.append(f"{item.label}: {error}")
             continue
         resources.objects.update(pending)
         for doc in (policy, binding):
@@ -79,7 +78,7 @@ def export_kaptest(
         family = "map" if policy.get("kind") == MAP else "vap"
         key = (family, name_of(policy), name_of(binding) if binding else None)
         suites.setdefault(key, []).append(test)
-        _weakened(case, label, export)
+        _weakened(item.case, item.label, export)
     manifest: dict[str, Any] = {
         "policies": ["policies.yaml"],
         "resources": ["resources.yaml"],
@@ -105,28 +104,20 @@ def export_kaptest(
 
 
 def _test(
-    documents: list[dict[str, Any]],
-    case: dict[str, Any],
-    version: str,
-    index: int,
-    resources: _Resources,
-    pending: dict[tuple[str, str, str, str], dict[str, Any]],
+    item: CaseInput, resources: _Resources, pending: dict[tuple[str, str, str, str], dict[str, Any]]
 ) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any]]:
-    check_inline(case)
+    case, parts = item.case, item.parts()
     for key, why in (
         ("authorizer", "kaptest has no authorizer mocks"),
         ("request", "kaptest has no request fields"),
     ):
         if case.get(key):
             raise ValueError(why)
-    policy = case_policy(case, documents)
-    binding = case_binding(case, policy, documents)
+    policy, binding, expect = parts.policy, parts.binding, parts.expect
     spec = policy.get("spec") or {}
-    expect = expectation(case)
-    mutating = policy.get("kind") == MAP
     result = expect.get("result")
     test: dict[str, Any] = {}
-    if mutating and "object" in expect and result in (None, "allow"):
+    if parts.mutating and "object" in expect and result in (None, "allow"):
         test["expect"] = "mutate"
     elif result in EXPECTS:
         test["expect"] = EXPECTS[result]
@@ -148,8 +139,8 @@ def _test(
     if "object" not in test and "oldObject" not in test:
         raise ValueError("the case has no object")
     if spec.get("paramKind"):
-        test["param"] = _param(case, binding, documents, resources, pending)
-    namespace = request_namespace(obj if isinstance(obj, dict) else old, version)
+        test["param"] = _param(case, binding, item.documents, resources, pending)
+    namespace = request_namespace(obj if isinstance(obj, dict) else old, item.version)
     if namespace:
         namespace_object = case.get("namespaceObject") or bare_namespace(namespace)
         if name_of(namespace_object) != namespace:
@@ -164,7 +155,7 @@ def _test(
         expected = copy.deepcopy(expect["object"])
         # kaptest renames the expected object after the input one (disableNameOverwrite false)
         expected.setdefault("metadata", {})["name"] = (
-            f"{name_of(expected) or 'object'}-expected-{index}"
+            f"{name_of(expected) or 'object'}-expected-{item.index}"
         )
         test["expectObject"] = resources.add(expected, pending)
     return policy, binding, test
@@ -202,9 +193,6 @@ def _weakened(case: dict[str, Any], label: str, export: Export) -> None:
     lost: list[str] = [
         key for key in ("messages", "warnings", "auditAnnotations", "allowed") if key in expect
     ]
-    if case.get("defaulting") is False:
-        lost.append("defaulting: false")
-    if case.get("kubernetesVersion"):
-        lost.append(f"kubernetesVersion {case['kubernetesVersion']}")
+    lost += unported_options(case)
     if lost:
         export.weakened.append(f"{label}: {', '.join(lost)} (a kaptest test cannot say so)")

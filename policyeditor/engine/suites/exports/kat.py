@@ -14,70 +14,28 @@ from __future__ import annotations
 from typing import Any
 
 from policyeditor.engine.manifests.dump import dump_documents
-from policyeditor.engine.objects import MAP, name_of
+from policyeditor.engine.objects import name_of
 from policyeditor.engine.suites.exports.common import (
+    CaseInput,
     Export,
     bare_namespace,
-    case_binding,
-    case_policy,
-    check_inline,
-    expectation,
     request_namespace,
     slug,
+    unported_options,
 )
+from policyeditor.engine.suites.formats.kat import REQUEST_OVERRIDES
 
 EXPECTS = ("allow", "deny", "warn", "audit")
-# The request fields kat's request file takes besides the objects (internal/loader request.go).
-_REQUEST_FIELDS = {
-    "namespace",
-    "name",
-    "subResource",
-    "options",
-    "kind",
-    "resource",
-    "requestKind",
-    "requestResource",
-    "requestSubResource",
-    "dryRun",
-    "uid",
-}
 HOW = (
     "kat directories, one per policy and binding: run them with `kat .` or `policyeditor test .` "
     "(kat carries no Kubernetes version: both run them at the newest they know)."
 )
 
 
-def export_kat(
-    documents: list[dict[str, Any]], cases: list[dict[str, Any]], version: str, name: str
-) -> Export:
-    """The kat directories of `cases` under `<name>/`."""
-    export = Export()
-    for index, case in enumerate(cases, start=1):
-        label = str(case.get("name") or f"case {index}")
-        try:
-            folder, files = _case_files(documents, case, version, index, label, export)
-        except ValueError as error:
-            export.left_out.append(f"{label}: {error}")
-            continue
-        for filename, text in files.items():
-            export.files[f"{name}/{folder}/{filename}"] = text
-    export.files[f"{name}/README.md"] = export.readme(f"{name}: kat directories", HOW)
-    return export
-
-
-def _case_files(
-    documents: list[dict[str, Any]],
-    case: dict[str, Any],
-    version: str,
-    index: int,
-    label: str,
-    export: Export,
-) -> tuple[str, dict[str, str]]:
-    check_inline(case)
-    policy = case_policy(case, documents)
-    binding = case_binding(case, policy, documents)
-    expect = expectation(case)
-    mutating = policy.get("kind") == MAP
+def case_files(item: CaseInput, export: Export) -> tuple[str, dict[str, str]]:
+    """The folder of one case and its files (file name -> text); ValueError: left out."""
+    case, parts = item.case, item.parts()
+    policy, binding, expect = parts.policy, parts.binding, parts.expect
     result = expect.get("result") or (
         "allow" if "object" in expect or "allowed" in expect else None
     )
@@ -88,19 +46,19 @@ def _case_files(
     spec = binding.get("spec") if binding else None
     if isinstance(spec, dict) and spec.get("paramRef") and "params" not in case:
         raise ValueError("kat cannot resolve a paramRef: give the case inline params")
-    unknown = sorted(set(case.get("request") or {}) - _REQUEST_FIELDS)
+    unknown = sorted(set(case.get("request") or {}) - REQUEST_OVERRIDES)
     if unknown:
         raise ValueError(f"kat's request file has no {', '.join(unknown)}")
     folder = slug(name_of(policy)) + (f"--{slug(name_of(binding))}" if binding else "")
     files = {"policy.yaml": dump_documents([policy])}
     if binding is not None:
         files["binding.yaml"] = dump_documents([binding])
-    base = f"tests/{name_of(policy)}.{index:02d}-{slug(label)}.{result}"
+    base = f"tests/{name_of(policy)}.{item.index:02d}-{slug(item.label)}.{result}"
     obj, old = case.get("object"), case.get("oldObject")
     for key, value in (("object", obj), ("oldObject", old), ("params", case.get("params"))):
         if value is not None:
             files[f"{base}.{key}.yaml"] = dump_documents([value])
-    namespace = request_namespace(obj if isinstance(obj, dict) else old, version)
+    namespace = request_namespace(obj if isinstance(obj, dict) else old, item.version)
     namespace_object = case.get("namespaceObject")
     if namespace_object is None and namespace:
         # without one kat matches every namespaceSelector; the API server reads the namespace,
@@ -121,7 +79,7 @@ def _case_files(
         files[f"{base}.gold.yaml"] = dump_documents([expect["object"]])
     if expect.get("auditAnnotations"):
         files[f"{base}.annotations.yaml"] = dump_documents([expect["auditAnnotations"]])
-    _weakened(case, expect, mutating, label, export)
+    _weakened(case, expect, parts.mutating, item.label, export)
     return folder, files
 
 
@@ -147,9 +105,6 @@ def _weakened(
         lost.append("that no other audit annotations are added (kat checks the ones listed)")
     if mutating and "object" not in expect:
         lost.append("kat also fails the case if the policy mutates the object (no expected object)")
-    if case.get("defaulting") is False:
-        lost.append("defaulting: false")
-    if case.get("kubernetesVersion"):
-        lost.append(f"kubernetesVersion {case['kubernetesVersion']}")
+    lost += unported_options(case)
     if lost:
         export.weakened.append(f"{label}: {'; '.join(lost)}")

@@ -15,16 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 from policyeditor.engine.manifests.dump import dump_documents
-from policyeditor.engine.objects import MAP, name_of, namespace_of
+from policyeditor.engine.objects import name_of, namespace_of
 from policyeditor.engine.suites.exports.common import (
+    CaseInput,
     Export,
-    case_binding,
-    case_policy,
-    check_inline,
-    expectation,
     other_objects,
     request_namespace,
     slug,
+    unported_options,
 )
 
 # PolicyTest result -> the PolicyReport result Kyverno's CLI reports (a failed validation is
@@ -44,33 +42,9 @@ HOW = (
 )
 
 
-def export_kyverno(
-    documents: list[dict[str, Any]], cases: list[dict[str, Any]], version: str, name: str
-) -> Export:
-    """The Kyverno CLI test directories of `cases` under `<name>/`."""
-    export = Export()
-    for index, case in enumerate(cases, start=1):
-        label = str(case.get("name") or f"case {index}")
-        try:
-            files = _case_files(documents, case, version, label, export)
-        except ValueError as error:
-            export.left_out.append(f"{label}: {error}")
-            continue
-        folder = f"{name}/{index:02d}-{slug(label)}"
-        for filename, text in files.items():
-            export.files[f"{folder}/{filename}"] = text
-    export.files[f"{name}/README.md"] = export.readme(f"{name}: Kyverno CLI tests", HOW)
-    return export
-
-
-def _case_files(
-    documents: list[dict[str, Any]],
-    case: dict[str, Any],
-    version: str,
-    label: str,
-    export: Export,
-) -> dict[str, str]:
-    check_inline(case)
+def case_files(item: CaseInput, export: Export) -> tuple[str, dict[str, str]]:
+    """The folder of one case and its files (file name -> text); ValueError: left out."""
+    case, label, parts = item.case, item.label, item.parts()
     for key, why in _UNSUPPORTED.items():
         if case.get(key):
             raise ValueError(why)
@@ -78,10 +52,7 @@ def _case_files(
     obj = case.get("object")
     if operation != "CREATE" or not isinstance(obj, dict):
         raise ValueError("Kyverno CLI tests send only CREATE requests of an object")
-    policy = case_policy(case, documents)
-    binding = case_binding(case, policy, documents)
-    expect = expectation(case)
-    mutating = policy.get("kind") == MAP
+    policy, binding, expect, mutating = parts.policy, parts.binding, parts.expect, parts.mutating
     result = expect.get("result") or ("allow" if mutating and "object" in expect else None)
     if result not in RESULTS:
         raise ValueError("the case expects no result (expect.result)")
@@ -108,14 +79,14 @@ def _case_files(
         "resources": ["resource.yaml"],
     }
     if binding is not None and (binding.get("spec") or {}).get("paramRef"):
-        params = other_objects(documents)
+        params = other_objects(item.documents)
         if params:
             files["params.yaml"] = dump_documents(params)
             test["paramResources"] = ["params.yaml"]
     if mutating and "object" in expect:
         files["patched.yaml"] = dump_documents([expect["object"]])
         entry["patchedResources"] = "patched.yaml"
-    namespace = request_namespace(obj, version)
+    namespace = request_namespace(obj, item.version)
     labels = _labels(case.get("namespaceObject"))
     if namespace and labels:
         files["values.yaml"] = dump_documents(
@@ -143,7 +114,7 @@ def _case_files(
         test["userinfo"] = "userinfo.yaml"
     test["results"] = [entry]
     files["kyverno-test.yaml"] = dump_documents([test])
-    return files
+    return f"{item.index:02d}-{slug(label)}", files
 
 
 def _labels(namespace_object: Any) -> dict[str, str]:
@@ -165,9 +136,6 @@ def _weakened(case: dict[str, Any], expect: dict[str, Any], label: str, export: 
         "metadata",
     }:
         lost.append("namespaceObject fields other than its labels")
-    if case.get("defaulting") is False:
-        lost.append("defaulting: false")
-    if case.get("kubernetesVersion"):
-        lost.append(f"kubernetesVersion {case['kubernetesVersion']}")
+    lost += unported_options(case)
     if lost:
         export.weakened.append(f"{label}: {', '.join(lost)} (Kyverno CLI tests cannot say so)")

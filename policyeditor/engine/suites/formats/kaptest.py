@@ -19,7 +19,8 @@ from policyeditor.engine.objects import name_of, namespace_of
 from policyeditor.engine.suites.files import (
     display,
     load_crd_files,
-    load_documents,
+    load_listed,
+    load_suite_document,
     split_documents,
 )
 from policyeditor.engine.suites.model import (
@@ -27,6 +28,7 @@ from policyeditor.engine.suites.model import (
     UNSET,
     Expectation,
     SuiteError,
+    SuiteFile,
     TestCase,
 )
 
@@ -83,30 +85,26 @@ def looks_like_kaptest(doc: Any) -> bool:
 def load_kaptest(path: Path, *, default_version: str | None = None) -> list[TestCase]:
     """Every case of a kaptest manifest; SuiteError when the manifest is malformed."""
     suite = display(path)
-    docs = load_documents(path, what="kaptest manifest")
-    if len(docs) != 1:
-        raise SuiteError(
-            suite, f"invalid kaptest manifest: expected one YAML document, found {len(docs)}"
-        )
-    spec = docs[0]
+    spec = load_suite_document(
+        path, what="kaptest manifest", one="invalid kaptest manifest: expected one YAML document"
+    )
     _check_manifest(suite, spec)
     base = path.parent
     problems: list[str] = []
-    policy_docs = _load_listed(base, spec, _POLICY_KEYS, problems)
-    resource_docs = _load_listed(base, spec, ("resources",), problems)
+    policy_docs = load_listed(base, spec, _POLICY_KEYS, problems)
+    resource_docs = load_listed(base, spec, ("resources",), problems)
     if problems:
         raise SuiteError(suite, "; ".join(problems))
     documents, other = split_documents(policy_docs)
     resources = other + resource_docs
     # kaptest's `crds:` lists CRD files; their schemas type, prune and validate custom resources.
     crds = load_crd_files(suite, base, spec.get("crds"))
+    file = SuiteFile(suite, LAYOUT_KAPTEST, documents, resources, default_version)
     cases: list[TestCase] = []
     for key, family in _SUITE_KEYS.items():
         for index, entry in enumerate(spec.get(key) or []):
             where = f"{key}[{index}]"
-            cases.extend(
-                _suite_cases(suite, where, family, entry, documents, resources, default_version)
-            )
+            cases.extend(_suite_cases(file, where, family, entry))
     for case in cases:
         case.crds = crds
     return cases
@@ -145,40 +143,12 @@ def _check_manifest(suite: str, spec: dict[str, Any]) -> None:
             raise SuiteError(suite, f"{prefix}: {key}: expected a list of test suites")
 
 
-def _load_listed(
-    base: Path, spec: dict[str, Any], keys: tuple[str, ...], problems: list[str]
-) -> list[dict[str, Any]]:
-    docs: list[dict[str, Any]] = []
-    for key in keys:
-        for index, relative in enumerate(spec.get(key) or []):
-            try:
-                docs.extend(load_documents(base / relative, what="file"))
-            except SuiteError as error:
-                problems.append(f"{key}[{index}]: {relative}: {error.message} ({error.source})")
-    return docs
-
-
-def _suite_cases(
-    suite: str,
-    where: str,
-    family: str,
-    entry: Any,
-    documents: list[dict[str, Any]],
-    resources: list[dict[str, Any]],
-    default_version: str | None,
-) -> list[TestCase]:
+def _suite_cases(file: SuiteFile, where: str, family: str, entry: Any) -> list[TestCase]:
     def new_case(name: str) -> TestCase:
-        return TestCase(
-            name=name,
-            suite=suite,
-            source=suite,
-            layout=LAYOUT_KAPTEST,
-            documents=documents,
-            resources=resources,
-            version=default_version,
-            cel_only=True,
-            request={"dryRun": True},  # kaptest fixes dryRun to true
-        )
+        # kaptest fixes dryRun to true
+        return file.new_case(name, cel_only=True, request={"dryRun": True})
+
+    documents, resources = file.documents, file.resources
 
     if not isinstance(entry, dict) or not isinstance(entry.get("policy"), str):
         case = new_case(where)

@@ -62,7 +62,8 @@ _REQUEST_FIELDS = {"object", "oldObject", "params", "namespaceObject", "userInfo
 # kat decodes a request file into its simplifiedRequest struct, which has no apiVersion or kind:
 # a request written as a Kubernetes-style object keeps them and kat ignores them.
 _REQUEST_IGNORED = {"apiVersion", "kind"}
-_REQUEST_OVERRIDES = {
+# The request fields kat's request file sets besides the objects (internal/loader request.go).
+REQUEST_OVERRIDES = {
     "namespace",
     "name",
     "subResource",
@@ -200,7 +201,7 @@ def _policy_for(base: str, names: list[str]) -> str:
 
 def _read_request(path: Path, put: Any) -> None:
     request = load_mapping_or_empty(path, what="request")
-    unknown = sorted(set(request) - _REQUEST_FIELDS - _REQUEST_OVERRIDES - _REQUEST_IGNORED)
+    unknown = sorted(set(request) - _REQUEST_FIELDS - REQUEST_OVERRIDES - _REQUEST_IGNORED)
     if unknown:
         raise ValueError(f'{path.name}: unknown field "{unknown[0]}"')
     for key, value in request.items():
@@ -223,7 +224,7 @@ def _apply_inputs(case: TestCase, fields: dict[str, Any]) -> None:
     case.params = fields.get("params", UNSET)
     case.namespace_object = fields.get("namespaceObject", UNSET)
     case.user_info = fields.get("userInfo")
-    case.request = {key: fields[key] for key in _REQUEST_OVERRIDES if key in fields}
+    case.request = {key: fields[key] for key in REQUEST_OVERRIDES if key in fields}
     operation = fields.get("operation")
     inferred = _infer_operation(case.object is not None, case.old_object is not None)
     if operation is None:

@@ -24,7 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from policyeditor.engine.objects import BINDING_KINDS, MAP, POLICY_KINDS, VAP, name_of, namespace_of
-from policyeditor.engine.suites.files import display, load_documents, split_documents
+from policyeditor.engine.suites.files import (
+    display,
+    load_documents,
+    load_listed,
+    load_suite_document,
+    split_documents,
+)
 from policyeditor.engine.suites.formats.kyverno_inputs import (
     namespace_labels,
     namespaces,
@@ -141,16 +147,15 @@ def is_legacy_kyverno_test(doc: dict[str, Any]) -> bool:
 def load_kyverno(path: Path, *, default_version: str | None = None) -> list[TestCase]:
     """Every case of a Kyverno CLI test file; SuiteError when the file or its inputs are malformed."""
     suite = display(path)
-    docs = load_documents(path, what="Kyverno test")
-    if len(docs) != 1:
-        raise SuiteError(suite, f"{_PREFIX}: expected one YAML document, found {len(docs)}")
-    test = docs[0]
+    test = load_suite_document(
+        path, what="Kyverno test", one=f"{_PREFIX}: expected one YAML document"
+    )
     _check_test(suite, test)
     base = path.parent
     problems: list[str] = []
-    policy_docs = _load_files(base, test, "policies", problems)
-    objects = _load_files(base, test, "resources", problems)
-    params = _load_files(base, test, "paramResources", problems)
+    policy_docs = load_listed(base, test, ("policies",), problems)
+    objects = load_listed(base, test, ("resources",), problems)
+    params = load_listed(base, test, ("paramResources",), problems)
     labels = namespace_labels(base, test, problems)
     user = user_info(base, test, problems)
     if problems:
@@ -195,18 +200,6 @@ def _check_test(suite: str, test: dict[str, Any]) -> None:
         raise SuiteError(suite, f"{_PREFIX}: policies: at least one policy file is required")
     if test.get("values") is not None and not isinstance(test["values"], dict):
         raise SuiteError(suite, f"{_PREFIX}: values: expected a mapping")
-
-
-def _load_files(
-    base: Path, test: dict[str, Any], key: str, problems: list[str]
-) -> list[dict[str, Any]]:
-    docs: list[dict[str, Any]] = []
-    for index, relative in enumerate(test.get(key) or []):
-        try:
-            docs.extend(load_documents(base / relative, what="file"))
-        except SuiteError as error:
-            problems.append(f"{key}[{index}]: {relative}: {error.message} ({error.source})")
-    return docs
 
 
 def _result_cases(

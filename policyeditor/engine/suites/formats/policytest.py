@@ -20,6 +20,7 @@ from policyeditor.engine.suites.files import (
     load_crd_files,
     load_documents,
     load_object,
+    load_suite_document,
     policy_names,
     split_documents,
 )
@@ -29,6 +30,7 @@ from policyeditor.engine.suites.model import (
     UNSET,
     Expectation,
     SuiteError,
+    SuiteFile,
     TestCase,
 )
 
@@ -92,10 +94,7 @@ def looks_like_policytest(doc: Any) -> bool:
 def load_policytest(path: Path, *, default_version: str | None = None) -> list[TestCase]:
     """Every case of one suite file; SuiteError when the suite itself is malformed."""
     suite = display(path)
-    docs = load_documents(path, what="test suite")
-    if len(docs) != 1:
-        raise SuiteError(suite, f"expected one PolicyTest document, found {len(docs)}")
-    spec = docs[0]
+    spec = load_suite_document(path, what="test suite", one="expected one PolicyTest document")
     _check_header(suite, spec)
     base = path.parent
     documents, resources = _load_files(suite, base, spec, "policies")
@@ -114,9 +113,10 @@ def load_policytest(path: Path, *, default_version: str | None = None) -> list[T
     cases = spec.get("cases")
     if not isinstance(cases, list) or not cases:
         raise SuiteError(suite, "cases: Required value: at least one case")
+    file = SuiteFile(suite, LAYOUT_POLICYTEST, documents, resources, version)
     result, seen = [], set()
     for index, raw in enumerate(cases):
-        case = _case(suite, base, index, raw, documents, resources, version, defaulting)
+        case = _case(file, base, index, raw, defaulting)
         case.crds = crds
         if case.name in seen and case.error is None:
             case.error = f"cases[{index}].name: Duplicate value: {case.name!r}"
@@ -176,40 +176,23 @@ def _version(suite: str, where: str, value: Any, default: str | None) -> str:
         raise SuiteError(suite, f"{where}: {error}") from None
 
 
-def _case(
-    suite: str,
-    base: Path,
-    index: int,
-    raw: Any,
-    documents: list[dict[str, Any]],
-    resources: list[dict[str, Any]],
-    version: str,
-    defaulting: bool = True,
-) -> TestCase:
+def _case(file: SuiteFile, base: Path, index: int, raw: Any, defaulting: bool = True) -> TestCase:
     where = f"cases[{index}]"
     name = raw.get("name") if isinstance(raw, dict) else None
-    case = TestCase(
-        name=name if isinstance(name, str) and name else f"case-{index}",
-        suite=suite,
-        source=suite,
-        layout=LAYOUT_POLICYTEST,
-        documents=documents,
-        resources=resources,
-        version=version,
-        defaulting=defaulting,
-    )
+    name = name if isinstance(name, str) and name else f"case-{index}"
+    case = file.new_case(name, defaulting=defaulting)
     try:
-        _fill_case(case, base, where, raw, documents, version)
+        _fill_case(case, base, where, raw)
     except SuiteError as error:
-        case.error = error.message if error.source == suite else str(error)
+        case.error = error.message if error.source == file.suite else str(error)
     except ValueError as error:
         case.error = str(error)
     return case
 
 
-def _fill_case(
-    case: TestCase, base: Path, where: str, raw: Any, documents: list[dict[str, Any]], version: str
-) -> None:
+def _fill_case(case: TestCase, base: Path, where: str, raw: Any) -> None:
+    """Fill the case from its mapping, on its file's documents and Kubernetes version."""
+    documents, version = case.documents, case.version
     if not isinstance(raw, dict):
         raise ValueError(f"{where}: expected a mapping")
     unknown = sorted(set(raw) - _CASE_FIELDS)
