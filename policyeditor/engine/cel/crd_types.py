@@ -27,33 +27,8 @@ from policyeditor.engine.cel.literals import (
 )
 from policyeditor.engine.cel.model import Context, EnvType
 from policyeditor.engine.cel.schema_check import check_roots, plain_schemas
+from policyeditor.engine.cel.syntax.lexer import RESERVED_WORDS
 
-# k8s.io/apiserver pkg/cel/escaping.go, celReservedSymbols and Escape.
-RESERVED = frozenset(
-    [
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ]
-)
 _ESCAPES = {"__": "__underscores__", ".": "__dot__", "-": "__dash__", "/": "__slash__"}
 _ESCAPABLE = re.compile(r"[A-Za-z_.\-/][A-Za-z0-9_.\-/]*\Z")
 _EXPAND = re.compile(r"__|[-./]")
@@ -65,8 +40,11 @@ _FORMATS = ("byte", "duration", "date", "date-time")
 
 @functools.lru_cache(maxsize=4096)
 def escape(name: str) -> str | None:
-    """The CEL identifier of a property name (Escape), or None when CEL cannot name it."""
-    if name in RESERVED:
+    """The CEL identifier of a property name, or None when CEL cannot name it.
+
+    k8s.io/apiserver pkg/cel/escaping.go, Escape.
+    """
+    if name in RESERVED_WORDS:
         return f"__{name}__"
     if not _ESCAPABLE.match(name):
         return None
