@@ -42,58 +42,70 @@ def _texts(errors) -> list[str]:
     return [str(e) for e in errors]
 
 
+def _failing(obj: dict, old: dict | None = None, **rules) -> list[str]:
+    """The rule failures on obj (old: the stored object on UPDATE) with `_schema(**rules)`."""
+    return _texts(rule_errors(obj, _schema(**rules), old))
+
+
 def test_a_rule_on_self_that_holds_reports_nothing():
     schema = _schema(spec_rules=[{"rule": "self.size <= 10"}])
     assert rule_errors(widget(size=3), schema) == []
 
 
 def test_a_failing_rule_without_a_message_reads_failed_rule_with_the_node_type():
-    schema = _schema(spec_rules=[{"rule": "self.size <= 10"}])
-    assert _texts(rule_errors(widget(size=30), schema)) == [
+    assert _failing(widget(size=30), spec_rules=[{"rule": "self.size <= 10"}]) == [
         'spec: Invalid value: "object": failed rule: self.size <= 10'
     ]
 
 
 def test_a_failing_rule_on_a_scalar_shows_its_schema_type_and_message():
-    schema = _schema(size_rules=[{"rule": "self % 2 == 0", "message": " must be even "}])
-    assert _texts(rule_errors(widget(size=3), schema)) == [
+    rules = [{"rule": "self % 2 == 0", "message": " must be even "}]
+    assert _failing(widget(size=3), size_rules=rules) == [
         'spec.size: Invalid value: "integer": must be even'
     ]
 
 
-def test_message_expression_gives_the_message_and_falls_back_when_empty():
-    schema = _schema(
-        size_rules=[
-            {
-                "rule": "self < 5",
-                "message": "too big",
-                "messageExpression": "'size ' + string(self) + ' is over 5'",
-            },
-            {"rule": "self < 4", "message": "fallback", "messageExpression": "''"},
-        ]
-    )
-    assert _texts(rule_errors(widget(size=7), schema)) == [
-        'spec.size: Invalid value: "integer": size 7 is over 5',
-        'spec.size: Invalid value: "integer": fallback',
-    ]
+MESSAGE_EXPRESSION = [
+    {
+        "rule": "self < 5",
+        "message": "too big",
+        "messageExpression": "'size ' + string(self) + ' is over 5'",
+    },
+    {"rule": "self < 4", "message": "fallback", "messageExpression": "''"},
+]
+FIELD_PATH_AND_REASON = [
+    {
+        "rule": "has(self.color)",
+        "message": "color is needed",
+        "fieldPath": ".color",
+        "reason": "FieldValueRequired",
+    },
+    {"rule": "self.size > 0", "message": "no", "reason": "FieldValueForbidden"},
+]
 
 
-def test_field_path_and_reason_shape_the_error():
-    schema = _schema(
-        spec_rules=[
-            {
-                "rule": "has(self.color)",
-                "message": "color is needed",
-                "fieldPath": ".color",
-                "reason": "FieldValueRequired",
-            },
-            {"rule": "self.size > 0", "message": "no", "reason": "FieldValueForbidden"},
-        ]
-    )
-    assert _texts(rule_errors(widget(size=0), schema)) == [
-        "spec.color: Required value: color is needed",
-        "spec: Forbidden: no",
-    ]
+@pytest.mark.parametrize(
+    ("obj", "rules", "expected"),
+    [
+        pytest.param(
+            widget(size=7),
+            {"size_rules": MESSAGE_EXPRESSION},
+            [
+                'spec.size: Invalid value: "integer": size 7 is over 5',
+                'spec.size: Invalid value: "integer": fallback',
+            ],
+            id="messageExpression-else-message",
+        ),
+        pytest.param(
+            widget(size=0),
+            {"spec_rules": FIELD_PATH_AND_REASON},
+            ["spec.color: Required value: color is needed", "spec: Forbidden: no"],
+            id="fieldPath-and-reason",
+        ),
+    ],
+)
+def test_message_expression_field_path_and_reason_shape_the_error(obj, rules, expected):
+    assert _failing(obj, **rules) == expected
 
 
 def test_a_root_rule_failing_is_reported_on_no_path():
@@ -121,12 +133,12 @@ def test_a_transition_rule_runs_only_on_update_where_the_old_value_exists():
 
 
 def test_map_list_items_correlate_with_the_old_items_by_key():
-    schema = _schema(item_rules=[{"rule": "self.port == oldSelf.port", "message": "immutable"}])
+    rules = [{"rule": "self.port == oldSelf.port", "message": "immutable"}]
     old = widget(ports=[{"name": "a", "port": 1}, {"name": "b", "port": 2}])
     new = widget(
         ports=[{"name": "b", "port": 2}, {"name": "a", "port": 5}, {"name": "c", "port": 9}]
     )
-    assert _texts(rule_errors(new, schema, old)) == [
+    assert _failing(new, old, item_rules=rules) == [
         'spec.ports[1]: Invalid value: "object": immutable'
     ]
 
@@ -147,8 +159,7 @@ def test_optional_old_self_runs_on_create_with_an_empty_optional():
 
 
 def test_a_runtime_error_reads_as_kube_apiserver_words_it():
-    schema = _schema(spec_rules=[{"rule": "self.color == 'red'"}])
-    assert _texts(rule_errors(widget(size=1), schema)) == [
+    assert _failing(widget(size=1), spec_rules=[{"rule": "self.color == 'red'"}]) == [
         "spec: Invalid value: \"object\": no such key: color evaluating rule: self.color == 'red'"
     ]
 
