@@ -179,24 +179,14 @@ def widget_crd(spec: dict[str, Any] | None = None, *, root: dict[str, Any] | Non
     `size` and a string `color`).
     """
     schema = root or {"type": "object", "properties": {"spec": spec or WIDGET_SPEC}}
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.example.com"},
-        "spec": {
-            "group": "example.com",
-            "scope": "Namespaced",
-            "names": {"plural": "widgets", "kind": "Widget", "singular": "widget"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {"openAPIV3Schema": copy.deepcopy(schema)},
-                }
-            ],
-        },
-    }
+    version = {"name": "v1", "served": True, "storage": True}
+    version["schema"] = {"openAPIV3Schema": copy.deepcopy(schema)}
+    names = {"plural": "widgets", "kind": "Widget", "singular": "widget"}
+    crd_spec = {"group": "example.com", "scope": "Namespaced", "names": names}
+    crd_spec["versions"] = [version]
+    meta = {"name": "widgets.example.com"}
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"}
+    return {**crd, "metadata": meta, "spec": crd_spec}
 
 
 def widget(**spec: Any) -> dict[str, Any]:
