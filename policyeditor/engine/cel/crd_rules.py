@@ -15,7 +15,12 @@ from typing import Any
 from policyeditor.engine import apimachinery
 from policyeditor.engine.cel.compiler import compile_expression
 from policyeditor.engine.cel.cost import PER_CALL_LIMIT, RUNTIME_BUDGET
-from policyeditor.engine.cel.crd_types import embedded, rule_type_issues, typed_value
+from policyeditor.engine.cel.crd_types import (
+    embedded,
+    rule_result_type,
+    rule_type_issues,
+    typed_value,
+)
 from policyeditor.engine.cel.issues import format_issues
 from policyeditor.engine.cel.model import CompileResult, Context, EnvType
 from policyeditor.engine.cel.runtime.activation import Activation
@@ -93,11 +98,21 @@ def _has_rules(schema: Any) -> bool:
 def _failure(
     result: CompileResult, entry: dict[str, Any], key: str, root: bool, schema: Any
 ) -> str:
-    """The compile errors of the rule or messageExpression of entry, with `self` typed ("" if none)."""
+    """Why the rule or messageExpression of entry is refused, with `self` typed ("" if it is not)."""
+    prefix = "compilation failed: " if key == "rule" else "messageExpression compilation failed: "
     if not result.ok:
-        return result.error_text()
-    issues = rule_type_issues(str(entry.get(key) or ""), schema, root, _context(entry))
-    return format_issues(issues)
+        return prefix + result.error_text()
+    source = str(entry.get(key) or "")
+    issues = rule_type_issues(source, schema, root, _context(entry))
+    if issues:
+        return prefix + format_issues(issues)
+    # compilation.go, compileRule: a rule's type-checked result must be bool.
+    if key == "rule" and rule_result_type(source, schema, root, _context(entry)) not in (
+        "",
+        "bool",
+    ):
+        return "cel expression must evaluate to a bool"
+    return ""
 
 
 def rule_compile_errors(schema: Any, path: str, resource_root: bool = True) -> list[FieldError]:
@@ -118,11 +133,7 @@ def rule_compile_errors(schema: Any, path: str, resource_root: bool = True) -> l
         if not str(entry.get("rule") or "").strip():
             errors.append(apimachinery.required(f"{where}.rule", ""))
         elif failed:
-            errors.append(
-                apimachinery.invalid(
-                    f"{where}.rule", entry.get("rule"), f"compilation failed: {failed}"
-                )
-            )
+            errors.append(apimachinery.invalid(f"{where}.rule", entry.get("rule"), failed))
         if compiled.message is not None:
             failed = _failure(compiled.message, entry, "messageExpression", resource_root, schema)
             if failed:
@@ -130,7 +141,7 @@ def rule_compile_errors(schema: Any, path: str, resource_root: bool = True) -> l
                     apimachinery.invalid(
                         f"{where}.messageExpression",
                         entry.get("messageExpression"),
-                        f"messageExpression compilation failed: {failed}",
+                        failed,
                     )
                 )
         reason = entry.get("reason")

@@ -26,7 +26,7 @@ from policyeditor.engine.cel.literals import (
     timestamp_seconds,
 )
 from policyeditor.engine.cel.model import Context, EnvType
-from policyeditor.engine.cel.schema_check import check_roots, plain_schemas
+from policyeditor.engine.cel.schema_check import check_roots, plain_schemas, result_type
 from policyeditor.engine.cel.syntax.lexer import RESERVED_WORDS
 
 _ESCAPES = {"__": "__underscores__", ".": "__dot__", "-": "__dash__", "/": "__slash__"}
@@ -144,6 +144,22 @@ def rule_type_issues(
         env_type=EnvType.NEW_EXPRESSIONS,
         lookups=plain_schemas(),
     )
+
+
+def rule_result_type(expression: str, schema: Any, resource_root: bool, context: Context) -> str:
+    """The CEL type of a rule's result with `self` typed ("" when not known)."""
+    declared = decl_schema(schema, resource_root)
+    if declared is None:
+        return ""
+    old = None if context == Context.CRD_RULE_OPTIONAL_OLD_SELF else declared
+    found = result_type(
+        expression,
+        {"self": declared, "oldSelf": old},
+        context=context,
+        env_type=EnvType.NEW_EXPRESSIONS,
+        lookups=plain_schemas(),
+    )
+    return found or ""
 
 
 def _timestamp(text: str, fmt: str) -> Any:

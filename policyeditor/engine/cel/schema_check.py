@@ -261,6 +261,30 @@ def check_roots(
     return issues
 
 
+def result_type(
+    expression: str,
+    roots: dict[str, dict[str, Any] | None],
+    *,
+    context: Context,
+    version: str = DEFAULT_VERSION,
+    env_type: EnvType = EnvType.STORED_EXPRESSIONS,
+    lookups: _Schemas | None = None,
+) -> str | None:
+    """The CEL type of expression's result with the roots typed (None when not known).
+
+    The checker's type, or for a `dyn` result read from a root, the type of the field's schema.
+    """
+    compiled = compile_expression(expression, context=context, version=version, env_type=env_type)
+    if not compiled.ok:
+        return None
+    if compiled.output_type != "dyn":
+        return compiled.output_type
+    checked = compiled.program.checked
+    schemas = lookups or _load_schemas(version)
+    schema = _Walker(checked, roots, schemas).schema(checked.expr, {})
+    return _cel_type(schemas.resolve(schema)) if schema is not None else None
+
+
 def type_check(
     expression: str,
     *,

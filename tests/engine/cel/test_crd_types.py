@@ -172,3 +172,17 @@ def test_old_self_is_typed_like_self():
     assert _failures(root, widget(start="2026-01-01T00:30:00+01:00"), old) == [
         'spec: Invalid value: "object": may not move back'
     ]
+
+
+def test_a_rule_whose_typed_result_is_not_a_bool_is_refused():
+    # compilation.go, compileRule: "cel expression must evaluate to a bool", without the
+    # "compilation failed" prefix; a boolean field is a rule on its own.
+    for rule in ("1 + 1", "self.size", "self.port", "self.labels"):
+        assert (
+            f'{WHERE}.rule: Invalid value: "{rule}": cel expression must evaluate to a bool'
+        ) in _refusal({"rule": rule})
+    _loads({"rule": "self.extra.known == '' ? true : self.size > 1"})
+    flag = {**SPEC, "properties": {**SPEC["properties"], "on": {"type": "boolean"}}}
+    flag["x-kubernetes-validations"] = [{"rule": "self.on"}]
+    root = {"type": "object", "properties": {"spec": flag}}
+    assert schemas.load_crds([widget_crd(root=root)]).crds
