@@ -58,6 +58,6 @@ def crds_in_force(args: argparse.Namespace) -> Iterator[list[Any]]:
 
 def cel_crd_notes(expression: str, obj: Any, params: Any, version: str) -> list[str]:
     """`cel --crd`: the schema problems of the object and the expression's type-check warnings."""
-    from policyeditor.engine.cel.schema_check import custom_resource_notes
+    from policyeditor.engine.cel.crd_notes import custom_resource_notes
 
     return custom_resource_notes(expression, obj, params, version)

@@ -1,16 +1,21 @@
 """One case per real CRD of tests/data/external/crds: fields to read, misspell, merge and refuse.
 
 The engine, CLI, API and browser tests share this table, so each surface is tested on the same
-CRDs with the same expectations.
+CRDs with the same expectations. A row names the CRD file and kind and what differs per CRD; the
+group, version (the storage one), plural and scope are read from the CRD itself. `widget_crd` is
+the small hand-written CRD of the tests that build schemas of their own.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from policyeditor.engine.manifests import load_file
 from tests.vectors import external_path
 
 
@@ -41,17 +46,20 @@ class CrdCase:
     list_map_kept: str  # a dotted path the merge leaves as it was
     atomic: str  # an ApplyConfiguration setting an atomic list
     atomic_path: str  # the path SMD reports
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def path(self) -> Path:
         """The CRD file (the shared copy when present)."""
-        return external_path("crds", *self.file.split("/"))
+        return crd_file(self.file)
 
     @property
     def api_version(self) -> str:
         """apiVersion of the kind's case version."""
         return f"{self.group}/{self.version}"
+
+    def crds(self) -> list[dict[str, Any]]:
+        """The documents of the CRD file, as the entry points load them."""
+        return load_file(str(self.path))
 
     def object(self, name: str = "sample") -> dict[str, Any]:
         """A valid custom resource of the kind."""
@@ -157,239 +165,86 @@ def get_path(obj: Any, path: str) -> Any:
     return obj
 
 
-CASES = [
-    CrdCase(
-        id="certificate",
-        file="cert-manager/cert-manager.io_certificates.yaml",
-        group="cert-manager.io",
-        version="v1",
-        kind="Certificate",
-        plural="certificates",
-        namespaced=True,
-        obj={
-            "spec": {
-                "secretName": "tls-web",
-                "issuerRef": {"name": "ca", "kind": "ClusterIssuer"},
-                "dnsNames": ["web.example.com"],
-                "privateKey": {"algorithm": "ECDSA", "size": 256},
-            },
-            "status": {"conditions": [{"type": "Issuing", "status": "False"}]},
-        },
-        valid="object.spec.dnsNames.all(n, n.endsWith('.example.com'))",
-        denied_change=("spec.dnsNames", ["web.other.org"]),
-        typo="object.spec.secretNme.startsWith('tls-')",
-        typo_field="secretNme",
-        param_valid="object.spec.issuerRef.name == params.spec.issuerRef.name",
-        param_typo="object.spec.issuerRef.name == params.spec.issuerRf.name",
-        param_typo_field="issuerRf",
-        completion_path="spec.privateKey",
-        completion_field="rotationPolicy",
-        completion_expect=("detail", "RotationPolicy controls"),
-        list_map=(
-            'Object{status: Object.status{conditions: [Object.status.conditions{type: "Ready",'
-            ' status: "True"}]}}'
-        ),
-        list_map_check=("status.conditions.1.type", "Ready"),
-        list_map_kept="status.conditions.0.type",
-        atomic='Object{spec: Object.spec{dnsNames: ["other.example.com"]}}',
-        atomic_path=".spec.dnsNames",
-    ),
-    CrdCase(
-        id="rollout",
-        file="argo-rollouts/rollout-crd.yaml",
-        group="argoproj.io",
-        version="v1alpha1",
-        kind="Rollout",
-        plural="rollouts",
-        namespaced=True,
-        obj={
-            "spec": {
-                "replicas": 2,
-                "selector": {"matchLabels": {"app": "web"}},
-                "template": {
-                    "metadata": {"labels": {"app": "web"}},
-                    "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]},
-                },
-                "strategy": {
-                    "canary": {
-                        "maxSurge": "25%",
-                        "steps": [{"setWeight": 20}, {"pause": {"duration": "1h"}}],
-                    }
-                },
-            }
-        },
-        valid="object.spec.template.spec.containers.all(c, c.image.contains(':'))",
-        denied_change=("spec.template.spec.containers.0.image", "nginx"),
-        typo="object.spec.strategy.canary.maxSurg == '25%'",
-        typo_field="maxSurg",
-        param_valid="object.spec.replicas <= params.spec.replicas",
-        param_typo="object.spec.replicas <= params.spec.replica",
-        param_typo_field="replica",
-        completion_path="spec.strategy.canary",
-        completion_field="maxSurge",
-        completion_expect=("type", "int-or-string"),
-        list_map=(
-            "Object{spec: Object.spec{template: Object.spec.template{spec: "
-            'Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: "sidecar",'
-            ' image: "envoy:1.31"}]}}}}'
-        ),
-        list_map_check=("spec.template.spec.containers.1.name", "sidecar"),
-        list_map_kept="spec.template.spec.containers.0.name",
-        atomic=(
-            "Object{spec: Object.spec{template: Object.spec.template{spec: "
-            "Object.spec.template.spec{tolerations: [Object.spec.template.spec.tolerations{"
-            'key: "k", operator: "Exists"}]}}}}'
-        ),
-        atomic_path=".spec.template.spec.tolerations",
-    ),
-    CrdCase(
-        id="prometheusrule",
-        file="prometheus-operator/monitoring.coreos.com_prometheusrules.yaml",
-        group="monitoring.coreos.com",
-        version="v1",
-        kind="PrometheusRule",
-        plural="prometheusrules",
-        namespaced=True,
-        obj={
-            "spec": {
-                "groups": [
-                    {"name": "team-a", "rules": [{"alert": "Down", "expr": "up == 0"}]},
-                    {"name": "team-b", "rules": []},
-                ]
-            }
-        },
-        valid="object.spec.groups.all(g, g.name.startsWith('team-'))",
-        denied_change=("spec.groups.0.name", "other"),
-        typo="object.spec.grups.size() > 0",
-        typo_field="grups",
-        param_valid="object.spec.groups.size() <= params.spec.groups.size()",
-        param_typo="object.spec.groups.size() <= params.spec.groupz.size()",
-        param_typo_field="groupz",
-        completion_path="spec.groups",
-        completion_field="interval",
-        completion_expect=("detail", "interval defines"),
-        list_map=(
-            'Object{spec: Object.spec{groups: [Object.spec.groups{name: "team-b", interval: "1m"},'
-            ' Object.spec.groups{name: "team-c"}]}}'
-        ),
-        list_map_check=("spec.groups.1.interval", "1m"),
-        list_map_kept="spec.groups.0.name",
-        atomic=(
-            'Object{spec: Object.spec{groups: [Object.spec.groups{name: "team-a", rules: '
-            '[Object.spec.groups.rules{alert: "X", expr: "1"}]}]}}'
-        ),
-        atomic_path=".spec.groups[0].rules",
-    ),
-    CrdCase(
-        id="gateway",
-        file="gateway-api/gateway.networking.k8s.io_gateways.yaml",
-        group="gateway.networking.k8s.io",
-        version="v1",
-        kind="Gateway",
-        plural="gateways",
-        namespaced=True,
-        obj={
-            "spec": {
-                "gatewayClassName": "eg",
-                "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}],
-            }
-        },
-        valid="object.spec.listeners.all(l, l.protocol != 'TCP')",
-        denied_change=("spec.listeners.0.protocol", "TCP"),
-        typo="object.spec.gatewayClass == 'eg'",
-        typo_field="gatewayClass",
-        param_valid="object.spec.gatewayClassName == params.spec.gatewayClassName",
-        param_typo="object.spec.gatewayClassName == params.spec.gatewayClassNme",
-        param_typo_field="gatewayClassNme",
-        completion_path="spec.listeners",
-        completion_field="allowedRoutes",
-        completion_expect=("detail", "AllowedRoutes defines"),
-        list_map=(
-            'Object{spec: Object.spec{listeners: [Object.spec.listeners{name: "https", port: 443,'
-            ' protocol: "HTTPS"}]}}'
-        ),
-        list_map_check=("spec.listeners.1.name", "https"),
-        list_map_kept="spec.listeners.0.name",
-        atomic='Object{spec: Object.spec{addresses: [Object.spec.addresses{value: "10.0.0.1"}]}}',
-        atomic_path=".spec.addresses",
-    ),
-    CrdCase(
-        id="composition",
-        file="crossplane/apiextensions.crossplane.io_compositions.yaml",
-        group="apiextensions.crossplane.io",
-        version="v1",
-        kind="Composition",
-        plural="compositions",
-        namespaced=False,
-        obj={
-            "spec": {
-                "compositeTypeRef": {"apiVersion": "example.org/v1", "kind": "XDatabase"},
-                "mode": "Pipeline",
-                "pipeline": [{"step": "render", "functionRef": {"name": "fn-render"}}],
-            }
-        },
-        valid="object.spec.mode == 'Pipeline'",
-        denied_change=("spec.mode", "Resources"),
-        typo="object.spec.compositeTypeRf.kind == 'XDatabase'",
-        typo_field="compositeTypeRf",
-        param_valid="object.spec.compositeTypeRef.kind == params.spec.compositeTypeRef.kind",
-        param_typo="object.spec.compositeTypeRef.kind == params.spec.compositeTypRef.kind",
-        param_typo_field="compositeTypRef",
-        completion_path="spec.pipeline",
-        completion_field="functionRef",
-        completion_expect=("detail", "FunctionRef is a reference"),
-        list_map=(
-            'Object{spec: Object.spec{pipeline: [Object.spec.pipeline{step: "ready", '
-            'functionRef: Object.spec.pipeline.functionRef{name: "fn-ready"}}]}}'
-        ),
-        list_map_check=("spec.pipeline.1.step", "ready"),
-        list_map_kept="spec.pipeline.0.step",
-        atomic='Object{spec: Object.spec{resources: [Object.spec.resources{name: "db"}]}}',
-        atomic_path=".spec.resources",
-    ),
-    CrdCase(
-        id="constrainttemplate",
-        file="gatekeeper/constrainttemplate-customresourcedefinition.yaml",
-        group="templates.gatekeeper.sh",
-        version="v1",
-        kind="ConstraintTemplate",
-        plural="constrainttemplates",
-        namespaced=False,
-        obj={
-            "spec": {
-                "crd": {"spec": {"names": {"kind": "K8sRequiredLabels"}}},
-                "targets": [
-                    {
-                        "target": "admission.k8s.gatekeeper.sh",
-                        "rego": "package k8srequiredlabels",
-                        "code": [{"engine": "K8sNativeValidation", "source": {"x": 1}}],
-                    }
-                ],
-            }
-        },
-        valid="object.spec.crd.spec.names.kind.startsWith('K8s')",
-        denied_change=("spec.crd.spec.names.kind", "RequiredLabels"),
-        typo="object.spec.crd.spec.name.kind == 'K8sRequiredLabels'",
-        typo_field="name",
-        param_valid="object.spec.targets.size() <= params.spec.targets.size()",
-        param_typo="object.spec.targets.size() <= params.spec.target.size()",
-        param_typo_field="target",
-        completion_path="spec.targets",
-        completion_field="code",
-        completion_expect=("detail", "The source code options"),
-        # spec.targets is an untagged (atomic) list: its list map `code` (keyed by engine) can
-        # only be replaced with it, so the merge case merges a granular map (metadata.labels),
-        # the atomic case shows SMD refusing the whole list, and the duplicate-key check of the
-        # `code` list map is tested on its own (test_crds).
-        list_map='Object{metadata: Object.metadata{labels: {"team": "platform"}}}',
-        list_map_check=("metadata.labels.team", "platform"),
-        list_map_kept="spec.targets.0.target",
-        atomic=(
-            'Object{spec: Object.spec{targets: [Object.spec.targets{target: "t", code: '
-            '[Object.spec.targets.code{engine: "Rego"}]}]}}'
-        ),
-        atomic_path=".spec.targets",
-    ),
-]
+TABLE = Path(__file__).parent / "data" / "crd_cases.yaml"
+WIDGET_SPEC = {
+    "type": "object",
+    "properties": {"size": {"type": "integer"}, "color": {"type": "string"}},
+}
+
+
+def widget_crd(spec: dict[str, Any] | None = None, *, root: dict[str, Any] | None = None) -> dict:
+    """widgets.example.com: a small namespaced CRD (kind Widget, v1 only), a fresh copy each call.
+
+    Its schema is `root`, else an object whose `spec` has the schema `spec` (by default an integer
+    `size` and a string `color`).
+    """
+    schema = root or {"type": "object", "properties": {"spec": spec or WIDGET_SPEC}}
+    version = {"name": "v1", "served": True, "storage": True}
+    version["schema"] = {"openAPIV3Schema": copy.deepcopy(schema)}
+    names = {"plural": "widgets", "kind": "Widget", "singular": "widget"}
+    crd_spec = {"group": "example.com", "scope": "Namespaced", "names": names}
+    crd_spec["versions"] = [version]
+    meta = {"name": "widgets.example.com"}
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"}
+    return {**crd, "metadata": meta, "spec": crd_spec}
+
+
+def widget(**spec: Any) -> dict[str, Any]:
+    """A Widget custom resource named w with the given spec."""
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w"},
+        "spec": spec,
+    }
+
+
+def crd_file(file: str) -> Path:
+    """A CRD file of the external material (the shared copy when present)."""
+    return external_path("crds", *file.split("/"))
+
+
+def _case(row: dict[str, Any]) -> CrdCase:
+    """A case from one row of tests/data/crd_cases.yaml (its header says what each key is)."""
+    text = crd_file(row["file"]).read_text()
+    crd = next(
+        d
+        for d in yaml.load_all(text, yaml.CSafeLoader)
+        if d["spec"]["names"]["kind"] == row["kind"]
+    )
+    spec = crd["spec"]
+    params = row["params"]
+    [(field, misspelled)] = params["misspell"].items()
+    before, _, after = params["expression"].rpartition(field)
+    completion, merge, atomic = row["completion"], row["listMap"], row["atomic"]
+    expect = "detail" if "detail" in completion else "type"
+    return CrdCase(
+        id=row["kind"].lower(),
+        file=row["file"],
+        group=spec["group"],
+        version=next(v["name"] for v in spec["versions"] if v.get("storage")),
+        kind=row["kind"],
+        plural=spec["names"]["plural"],
+        namespaced=spec["scope"] == "Namespaced",
+        obj=row["object"],
+        valid=row["valid"],
+        denied_change=(row["denied"]["path"], row["denied"]["value"]),
+        typo=row["typo"]["expression"],
+        typo_field=row["typo"]["field"],
+        param_valid=params["expression"],
+        param_typo=before + misspelled + after,
+        param_typo_field=misspelled,
+        completion_path=completion["path"],
+        completion_field=completion["field"],
+        completion_expect=(expect, completion[expect]),
+        list_map=merge["expression"],
+        list_map_check=(merge["path"], merge["value"]),
+        list_map_kept=merge["kept"],
+        atomic=atomic["expression"],
+        atomic_path=atomic["path"],
+    )
+
+
+CASES = [_case(row) for row in yaml.safe_load(TABLE.read_text())]
 
 BY_ID = {case.id: case for case in CASES}

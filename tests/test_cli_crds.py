@@ -96,63 +96,46 @@ def test_eval_with_a_param_of_the_crd_kind(case, tmp_path):
     assert f"undefined field '{case.param_typo_field}'" in err
 
 
-def test_a_policytest_suite_names_its_crds(case, tmp_path):
-    (tmp_path / "crd.yaml").write_text(case.path.read_text())
-    _write(tmp_path, "policy.yaml", case.vap(case.valid))
-    suite = {
-        "apiVersion": "policyeditor.dev/v1",
-        "kind": "PolicyTest",
-        "policies": ["policy.yaml"],
-        "crds": ["crd.yaml"],
-        "kubernetesVersion": "1.34",
-        "cases": [
-            {"name": "valid", "object": case.object(), "expect": {"result": "allow"}},
-            {"name": "denied", "object": case.denied_object(), "expect": {"result": "deny"}},
-        ],
-    }
-    _write(tmp_path, "crd.policytest.yaml", suite)
-    status, out, _err = run("test", str(tmp_path))
+def _passes(*argv: str) -> str:
+    """The output of a `policyeditor test` run in which every case passed."""
+    status, out, _err = run("test", *argv)
     assert status == 0, out
-    assert out.strip().endswith("2 passed, 0 failed")
+    return out
+
+
+def _suite(tmp_path: Path, policy: dict, cases: list[dict], crd: str = "", **fields) -> None:
+    """A PolicyTest suite over one policy file, with the CRD text as its `crds:` file if given."""
+    _write(tmp_path, "policy.yaml", policy)
+    suite = {"apiVersion": "policyeditor.dev/v1", "kind": "PolicyTest", "policies": ["policy.yaml"]}
+    if crd:
+        (tmp_path / "crd.yaml").write_text(crd)
+        suite["crds"] = ["crd.yaml"]
+    _write(tmp_path, "crd.policytest.yaml", {**suite, **fields, "cases": cases})
+
+
+def test_a_policytest_suite_names_its_crds(case, tmp_path):
+    cases = [
+        {"name": "valid", "object": case.object(), "expect": {"result": "allow"}},
+        {"name": "denied", "object": case.denied_object(), "expect": {"result": "deny"}},
+    ]
+    _suite(tmp_path, case.vap(case.valid), cases, case.path.read_text(), kubernetesVersion="1.34")
+    assert _passes(str(tmp_path)).strip().endswith("2 passed, 0 failed")
 
 
 def test_a_policytest_suite_rejects_a_cr_its_crd_refuses(tmp_path):
     case = BY_ID["certificate"]
-    (tmp_path / "crd.yaml").write_text(case.path.read_text())
-    _write(tmp_path, "policy.yaml", case.vap(case.valid))
     bad = case.object()
     bad["spec"]["dnsNames"] = "web.example.com"
-    suite = {
-        "apiVersion": "policyeditor.dev/v1",
-        "kind": "PolicyTest",
-        "policies": ["policy.yaml"],
-        "crds": ["crd.yaml"],
-        "cases": [
-            {
-                "name": "wrong type",
-                "object": bad,
-                "expect": {"result": "error", "messages": ["must be of type array"]},
-            }
-        ],
-    }
-    _write(tmp_path, "crd.policytest.yaml", suite)
-    status, out, _err = run("test", str(tmp_path))
-    assert status == 0, out
+    expect = {"result": "error", "messages": ["must be of type array"]}
+    cases = [{"name": "wrong type", "object": bad, "expect": expect}]
+    _suite(tmp_path, case.vap(case.valid), cases, case.path.read_text())
+    _passes(str(tmp_path))
 
 
 def test_a_suite_with_a_broken_crd_fails_with_the_api_servers_message(tmp_path):
-    crd = yaml.safe_load(BY_ID["prometheusrule"].path.read_text())
-    crd["spec"]["scope"] = "Everywhere"
-    _write(tmp_path, "crd.yaml", crd)
-    _write(tmp_path, "policy.yaml", BY_ID["prometheusrule"].vap("true"))
-    suite = {
-        "apiVersion": "policyeditor.dev/v1",
-        "kind": "PolicyTest",
-        "policies": ["policy.yaml"],
-        "crds": ["crd.yaml"],
-        "cases": [{"name": "c", "object": BY_ID["prometheusrule"].object()}],
-    }
-    _write(tmp_path, "crd.policytest.yaml", suite)
+    case = BY_ID["prometheusrule"]
+    crd = case.path.read_text().replace("scope: Namespaced", "scope: Everywhere")
+    _suite(tmp_path, case.vap("true"), [{"name": "c", "object": case.object()}], crd)
     status, out, _err = run("test", str(tmp_path))
     assert status == 1
     assert (
@@ -163,23 +146,14 @@ def test_a_suite_with_a_broken_crd_fails_with_the_api_servers_message(tmp_path):
 
 def test_test_crd_applies_to_every_suite(tmp_path):
     case = BY_ID["gateway"]
-    _write(tmp_path, "mutation.yaml", case.map(case.atomic))
-    suite = {
-        "apiVersion": "policyeditor.dev/v1",
-        "kind": "PolicyTest",
-        "policies": ["mutation.yaml"],
-        "cases": [
-            {
-                "name": "atomic",
-                "object": case.object(),
-                "expect": {"result": "error", "messages": [case.atomic_path]},
-            }
-        ],
-    }
-    _write(tmp_path, "gw.policytest.yaml", suite)
+    expect = {"result": "error", "messages": [case.atomic_path]}
+    _suite(
+        tmp_path,
+        case.map(case.atomic),
+        [{"name": "atomic", "object": case.object(), "expect": expect}],
+    )
     assert run("test", str(tmp_path))[0] == 1  # without the CRD the list is merged schemaless
-    status, out, _err = run("test", "--crd", str(case.path), "-j", "2", str(tmp_path))
-    assert status == 0, out
+    _passes("--crd", str(case.path), "-j", "2", str(tmp_path))
 
 
 def test_kaptest_crds_type_the_custom_resources(tmp_path):
@@ -205,9 +179,7 @@ def test_kaptest_crds_type_the_custom_resources(tmp_path):
         ],
     }
     _write(tmp_path, "kaptest.yaml", manifest)
-    status, out, _err = run("test", str(tmp_path))
-    assert status == 0, out
-    assert out.strip().endswith("2 passed, 0 failed")
+    assert _passes(str(tmp_path)).strip().endswith("2 passed, 0 failed")
 
 
 def test_cel_with_crd_warns_of_a_misspelled_field_and_a_pruned_one(tmp_path):

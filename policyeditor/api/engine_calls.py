@@ -166,7 +166,7 @@ def _evaluate_bundle(payload: dict[str, Any]) -> dict[str, Any]:
 def evaluate_cel(payload: dict[str, Any]) -> dict[str, Any]:
     """Compile and evaluate one expression; compile and runtime errors are part of the answer."""
     from policyeditor.engine import schemas
-    from policyeditor.engine.cel.schema_check import custom_resource_notes
+    from policyeditor.engine.cel.crd_notes import custom_resource_notes
 
     registry, problem = _crd_registry(payload.get("crds"))
     if problem is not None:

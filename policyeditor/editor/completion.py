@@ -49,6 +49,13 @@ def _type_label(schema: dict | None) -> str:
     return "|".join(types) or ("object" if schemas.is_object_schema(schema) else "")
 
 
+def summary(description: str, limit: int = 300) -> str:
+    """A description's first paragraph on one line (CRD descriptions wrap Go doc comments)."""
+    paragraph = description.strip().split("\n\n", 1)[0]
+    text = " ".join(paragraph.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+
 def _fields(schema: dict | None, version: str) -> list[dict]:
     schema = schemas.resolve(schema, version)
     if schema and schemas.is_array_schema(schema) and not schemas.is_object_schema(schema):
@@ -57,7 +64,7 @@ def _fields(schema: dict | None, version: str) -> list[dict]:
     found = []
     for name in sorted(properties):
         child = schemas.resolve(properties[name], version) or {}
-        doc = str(child.get("description") or "").split("\n", 1)[0][:160]
+        doc = summary(str(child.get("description") or ""))
         found.append({"label": name, "type": _type_label(child), "detail": doc})
     return found
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from policyeditor.engine.manifests import load_file
 from tests.crd_cases import BY_ID, CASES, CrdCase, get_path
 
 pytestmark = pytest.mark.django_db
@@ -17,13 +16,9 @@ def case(request: pytest.FixtureRequest) -> CrdCase:
     return request.param
 
 
-def _crds(case: CrdCase) -> list[dict]:
-    return load_file(str(case.path))
-
-
 def test_validate_warns_of_a_misspelled_crd_field(api, case):
     body = api.post(
-        VALIDATE, {"documents": [case.vap(case.valid, case.typo)], "crds": _crds(case)}
+        VALIDATE, {"documents": [case.vap(case.valid, case.typo)], "crds": case.crds()}
     ).json()
     assert body["valid"] is True
     assert [w["path"] for w in body["warnings"]] == ["spec.validations[1].expression"]
@@ -34,7 +29,7 @@ def test_validate_warns_of_a_misspelled_crd_field(api, case):
 
 def test_evaluate_a_vap_on_the_cr(api, case):
     policy = case.vap(case.valid)
-    crds = _crds(case)
+    crds = case.crds()
     allowed = api.post(EVALUATE, {"documents": [policy], "object": case.object(), "crds": crds})
     assert allowed.status_code == 200 and allowed.json()["allowed"] is True
     denied = api.post(
@@ -45,7 +40,7 @@ def test_evaluate_a_vap_on_the_cr(api, case):
 
 
 def test_evaluate_an_apply_configuration_on_a_list_map_and_an_atomic_list(api, case):
-    crds = _crds(case)
+    crds = case.crds()
     merged = api.post(
         EVALUATE, {"documents": [case.map(case.list_map)], "object": case.object(), "crds": crds}
     ).json()
@@ -62,7 +57,7 @@ def test_evaluate_an_apply_configuration_on_a_list_map_and_an_atomic_list(api, c
 
 
 def test_params_of_the_crd_kind_are_typed_and_evaluated(api, case):
-    crds = _crds(case)
+    crds = case.crds()
     warned = api.post(
         VALIDATE, {"documents": [case.vap(case.param_typo, params=True)], "crds": crds}
     ).json()
@@ -81,11 +76,11 @@ def test_params_of_the_crd_kind_are_typed_and_evaluated(api, case):
 
 def test_cel_with_crds_reports_the_type_check_warning(api, case):
     body = api.post(
-        CEL, {"expression": case.typo, "object": case.object(), "crds": _crds(case)}
+        CEL, {"expression": case.typo, "object": case.object(), "crds": case.crds()}
     ).json()
     assert any(f"undefined field '{case.typo_field}'" in w for w in body["warnings"])
     body = api.post(
-        CEL, {"expression": case.valid, "object": case.object(), "crds": _crds(case)}
+        CEL, {"expression": case.valid, "object": case.object(), "crds": case.crds()}
     ).json()
     assert body["value"] is True and body["warnings"] == []
 
@@ -95,7 +90,7 @@ def test_a_cr_its_crd_rejects_is_answered_as_the_api_server_would(api):
     bad = case.object("gw")
     bad["spec"]["listeners"][0]["port"] = "eighty"
     body = api.post(
-        EVALUATE, {"documents": [case.vap(case.valid)], "object": bad, "crds": _crds(case)}
+        EVALUATE, {"documents": [case.vap(case.valid)], "object": bad, "crds": case.crds()}
     ).json()
     assert body["statusCode"] == 422 and body["reason"] == "Invalid"
     # The Gateway CRD has CEL rules: a value of the wrong type keeps them from running
@@ -109,7 +104,7 @@ def test_a_cr_its_crd_rejects_is_answered_as_the_api_server_would(api):
 
 
 def test_a_malformed_crd_is_a_400_with_the_api_servers_errors(api):
-    crd = _crds(BY_ID["certificate"])[0]
+    crd = BY_ID["certificate"].crds()[0]
     del crd["spec"]["versions"][0]["schema"]
     response = api.post(VALIDATE, {"documents": [BY_ID["certificate"].vap("true")], "crds": [crd]})
     assert response.status_code == 400
@@ -126,8 +121,8 @@ def test_a_malformed_crd_is_a_400_with_the_api_servers_errors(api):
 
 
 def test_conflicting_crds_are_a_400(api):
-    crd = _crds(BY_ID["certificate"])[0]
-    other = load_file(str(BY_ID["certificate"].path))[0]
+    crd = BY_ID["certificate"].crds()[0]
+    other = BY_ID["certificate"].crds()[0]
     other["metadata"]["name"] = "certs.cert-manager.io"
     other["spec"]["names"]["plural"] = "certs"
     response = api.post(
@@ -141,7 +136,7 @@ def test_cel_with_crds_warns_of_a_crd_rule_the_object_breaks(api):
     case = BY_ID["gateway"]
     bad = case.object("gw")
     bad["spec"]["listeners"][0]["tls"] = {"mode": "Terminate"}
-    body = api.post(CEL, {"expression": case.valid, "object": bad, "crds": _crds(case)}).json()
+    body = api.post(CEL, {"expression": case.valid, "object": bad, "crds": case.crds()}).json()
     assert body["value"] is True
     assert body["warnings"] == [
         'spec.listeners: Invalid value: "array": tls must not be specified for protocols '

@@ -6,8 +6,7 @@ import pytest
 
 from policyeditor.editor.completion import complete
 from policyeditor.engine import schemas
-from policyeditor.engine.manifests import load_file
-from tests.crd_cases import CASES, CrdCase
+from tests.crd_cases import BY_ID, CASES, CrdCase
 
 VERSION = "1.34"
 
@@ -15,7 +14,7 @@ VERSION = "1.34"
 @pytest.fixture(params=CASES, ids=[c.id for c in CASES])
 def case(request: pytest.FixtureRequest):
     crd_case: CrdCase = request.param
-    with schemas.using_crds(schemas.load_crds(load_file(str(crd_case.path)))):
+    with schemas.using_crds(schemas.load_crds(crd_case.crds())):
         yield crd_case
 
 
@@ -36,3 +35,16 @@ def test_completion_follows_params_of_the_crd_kind(case):
         version=VERSION,
     )
     assert case.completion_field in {o["label"] for o in offered}
+
+
+def test_a_wrapped_description_is_offered_as_its_first_paragraph_on_one_line():
+    case = BY_ID["certificate"]
+    with schemas.using_crds(schemas.load_crds(case.crds())):
+        offered = complete(
+            "object.spec.privateKey", gvk=(case.group, case.version, case.kind), version=VERSION
+        )
+    detail = {o["label"]: o["detail"] for o in offered}["rotationPolicy"]
+    assert detail == (
+        "RotationPolicy controls how private keys should be regenerated when a "
+        "re-issuance is being processed."
+    )

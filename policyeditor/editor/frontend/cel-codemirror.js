@@ -120,8 +120,9 @@ function completionSource(fetchItems) {
     if (!items.length) return null;
     return {
       from: before.from + dot + 1,
-      // No `info` panel: CodeMirror positions it with style.cssText, which the CSP blocks.
-      options: items.map((item) => ({ label: item.label, detail: item.type || undefined })),
+      // The description shows in CodeMirror's info panel beside the selected option (placed
+      // through the CSSOM, `style.cssText`, which the CSP allows; style attributes it blocks).
+      options: items.map((item) => ({ label: item.label, detail: item.type || undefined, info: item.detail || undefined })),
       validFor: /^\w*$/,
     };
   };

@@ -15,6 +15,13 @@ from typing import Any
 from policyeditor.engine import apimachinery
 from policyeditor.engine.cel.compiler import compile_expression
 from policyeditor.engine.cel.cost import PER_CALL_LIMIT, RUNTIME_BUDGET
+from policyeditor.engine.cel.crd_types import (
+    embedded,
+    rule_result_type,
+    rule_type_issues,
+    typed_value,
+)
+from policyeditor.engine.cel.issues import format_issues
 from policyeditor.engine.cel.model import CompileResult, Context, EnvType
 from policyeditor.engine.cel.runtime.activation import Activation
 from policyeditor.engine.cel.runtime.state import BUDGET_MESSAGE, COST_LIMIT_MESSAGE, CostBudget
@@ -88,34 +95,55 @@ def _has_rules(schema: Any) -> bool:
     return bool(_entries(schema)) or any(_has_rules(c) for _, c in _children(schema, ""))
 
 
-def rule_compile_errors(schema: Any, path: str) -> list[FieldError]:
-    """The rules of schema (and below) that do not compile, as the CRD's field errors."""
+def _failure(
+    result: CompileResult, entry: dict[str, Any], key: str, root: bool, schema: Any
+) -> str:
+    """Why the rule or messageExpression of entry is refused, with `self` typed ("" if it is not)."""
+    prefix = "compilation failed: " if key == "rule" else "messageExpression compilation failed: "
+    if not result.ok:
+        return prefix + result.error_text()
+    source = str(entry.get(key) or "")
+    issues = rule_type_issues(source, schema, root, _context(entry))
+    if issues:
+        return prefix + format_issues(issues)
+    # compilation.go, compileRule: a rule's type-checked result must be bool.
+    if key == "rule" and rule_result_type(source, schema, root, _context(entry)) not in (
+        "",
+        "bool",
+    ):
+        return "cel expression must evaluate to a bool"
+    return ""
+
+
+def rule_compile_errors(schema: Any, path: str, resource_root: bool = True) -> list[FieldError]:
+    """The rules of schema (and below) that do not compile, as the CRD's field errors.
+
+    resource_root: schema is the root of the custom resource or of an embedded resource.
+    """
     # apiextensions validation.go, validateCustomResourceDefinitionValidation: each rule is
-    # compiled with the schema's CEL environment; failures read "compilation failed: ...".
+    # compiled with the schema's CEL environment, `self` typed by the node's schema
+    # (schema/cel/compilation.go, Compile); failures read "compilation failed: ...".
     if not isinstance(schema, dict):
         return []
     errors: list[FieldError] = []
     for index, entry in enumerate(_entries(schema)):
         where = f"{path}.x-kubernetes-validations[{index}]"
         compiled = _compiled(entry, EnvType.NEW_EXPRESSIONS)
+        failed = _failure(compiled.rule, entry, "rule", resource_root, schema)
         if not str(entry.get("rule") or "").strip():
             errors.append(apimachinery.required(f"{where}.rule", ""))
-        elif not compiled.rule.ok:
-            errors.append(
-                apimachinery.invalid(
-                    f"{where}.rule",
-                    entry.get("rule"),
-                    f"compilation failed: {compiled.rule.error_text()}",
+        elif failed:
+            errors.append(apimachinery.invalid(f"{where}.rule", entry.get("rule"), failed))
+        if compiled.message is not None:
+            failed = _failure(compiled.message, entry, "messageExpression", resource_root, schema)
+            if failed:
+                errors.append(
+                    apimachinery.invalid(
+                        f"{where}.messageExpression",
+                        entry.get("messageExpression"),
+                        failed,
+                    )
                 )
-            )
-        if compiled.message is not None and not compiled.message.ok:
-            errors.append(
-                apimachinery.invalid(
-                    f"{where}.messageExpression",
-                    entry.get("messageExpression"),
-                    f"messageExpression compilation failed: {compiled.message.error_text()}",
-                )
-            )
         reason = entry.get("reason")
         if reason is not None and reason not in _REASONS:
             errors.append(apimachinery.not_supported(f"{where}.reason", reason, list(_REASONS)))
@@ -128,7 +156,7 @@ def rule_compile_errors(schema: Any, path: str) -> list[FieldError]:
                 )
             )
     for child_path, child in _children(schema, path):
-        errors += rule_compile_errors(child, child_path)
+        errors += rule_compile_errors(child, child_path, embedded(child))
     return errors
 
 
@@ -213,13 +241,15 @@ class _Run:
         where = path or "<nil>"
         if rule.rule.program is None:
             return  # the CRD was refused for it (rule_compile_errors)
-        old_value: Any = None if old is _MISSING else old
+        # self and oldSelf hold the values as the node's schema types them (values.go,
+        # UnstructuredToVal): timestamps, durations and bytes for formatted strings.
+        old_value: Any = None if old is _MISSING else typed_value(old, schema)
         if rule.optional_old_self:
-            old_value = [] if old is _MISSING else [old]
+            old_value = [] if old is _MISSING else [old_value]
         elif rule.uses_old_self and old is _MISSING:
             return  # a transition rule runs only where an old value exists
         shown = _type_name(schema)
-        activation = Activation(object=value, old_object=old_value)
+        activation = Activation(object=typed_value(value, schema), old_object=old_value)
         ok, result, _cost = rule.rule.program.execute(activation, self.budget, self.limit)
         if not ok:
             text = str(result)

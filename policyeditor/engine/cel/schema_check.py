@@ -74,6 +74,7 @@ def _cel_type(schema: dict[str, Any] | None) -> str:
     if kind == "string":
         return {
             "date-time": "google.protobuf.Timestamp",
+            "date": "google.protobuf.Timestamp",
             "duration": "google.protobuf.Duration",
             "byte": "bytes",
         }.get(schema.get("format", ""), "string")
@@ -202,28 +203,46 @@ def _children(expr: Any) -> Iterator[Any]:
     return children(expr)
 
 
-def type_check(
+def plain_schemas(version: str = DEFAULT_VERSION) -> _Schemas:
+    """Lookups in self-contained schemas (no $ref), such as a CRD rule's view of its node."""
+
+    def child(schema: _Schema, field: str) -> _Schema:
+        properties = (schema or {}).get("properties")
+        if isinstance(properties, dict) and field in properties:
+            found = properties[field]
+            return found if isinstance(found, dict) else None
+        extra = (schema or {}).get("additionalProperties")
+        return extra if isinstance(extra, dict) else None
+
+    def items(schema: _Schema) -> _Schema:
+        found = (schema or {}).get("items")
+        return found if isinstance(found, dict) else None
+
+    return _Schemas(version=version, resolve=lambda s: s, child=child, items=items)
+
+
+def check_roots(
     expression: str,
+    roots: dict[str, dict[str, Any] | None],
     *,
-    object_schema: dict[str, Any] | None,
-    param_schema: dict[str, Any] | None = None,
-    context: Context = Context.VALIDATION,
+    context: Context,
     version: str = DEFAULT_VERSION,
     declarations: Declarations = NO_DECLARATIONS,
+    env_type: EnvType = EnvType.STORED_EXPRESSIONS,
+    lookups: _Schemas | None = None,
 ) -> list[CelIssue]:
-    """Problems a schema-typed environment finds in expression (none if it does not compile)."""
+    """Problems found with each root variable typed by its schema (none if it does not compile)."""
     compiled = compile_expression(
         expression,
         context=context,
         version=version,
         declarations=declarations,
-        env_type=EnvType.STORED_EXPRESSIONS,
+        env_type=env_type,
     )
     if not compiled.ok:
         return []
     checked = compiled.program.checked
-    roots = {"object": object_schema, "oldObject": object_schema, "params": param_schema}
-    walker = _Walker(checked, roots, _load_schemas(version))
+    walker = _Walker(checked, roots, lookups or _load_schemas(version))
     walker.schema(checked.expr, {})
     positions = checked.source_info.positions
     issues = []
@@ -240,6 +259,46 @@ def type_check(
             )
         )
     return issues
+
+
+def result_type(
+    expression: str,
+    roots: dict[str, dict[str, Any] | None],
+    *,
+    context: Context,
+    version: str = DEFAULT_VERSION,
+    env_type: EnvType = EnvType.STORED_EXPRESSIONS,
+    lookups: _Schemas | None = None,
+) -> str | None:
+    """The CEL type of expression's result with the roots typed (None when not known).
+
+    The checker's type, or for a `dyn` result read from a root, the type of the field's schema.
+    """
+    compiled = compile_expression(expression, context=context, version=version, env_type=env_type)
+    if not compiled.ok:
+        return None
+    if compiled.output_type != "dyn":
+        return compiled.output_type
+    checked = compiled.program.checked
+    schemas = lookups or _load_schemas(version)
+    schema = _Walker(checked, roots, schemas).schema(checked.expr, {})
+    return _cel_type(schemas.resolve(schema)) if schema is not None else None
+
+
+def type_check(
+    expression: str,
+    *,
+    object_schema: dict[str, Any] | None,
+    param_schema: dict[str, Any] | None = None,
+    context: Context = Context.VALIDATION,
+    version: str = DEFAULT_VERSION,
+    declarations: Declarations = NO_DECLARATIONS,
+) -> list[CelIssue]:
+    """Problems a schema-typed environment finds in expression (none if it does not compile)."""
+    roots = {"object": object_schema, "oldObject": object_schema, "params": param_schema}
+    return check_roots(
+        expression, roots, context=context, version=version, declarations=declarations
+    )
 
 
 def type_check_warning(
@@ -271,42 +330,3 @@ def type_check_warning(
         return None
     gv = f"{group}/{api_version}" if group else api_version
     return f"{gv}, Kind={kind}: " + "\n".join(str(issue) for issue in issues)
-
-
-def custom_resource_notes(
-    expression: str, obj: Any, params: Any = None, version: str = DEFAULT_VERSION
-) -> list[str]:
-    """For a custom resource under the CRDs in force: pruned fields, schema errors, type checks."""
-    # What `policyeditor cel --crd` and the cel endpoint's `crds` add to the answer's warnings.
-    from policyeditor.engine import schemas
-    from policyeditor.engine.cel import crd_rules
-    from policyeditor.engine.schemas.objects import check_custom_object
-
-    notes: list[str] = []
-    check = check_custom_object(obj)
-    if not isinstance(obj, dict):
-        return notes
-    group, _, api_version = str(obj.get("apiVersion") or "").rpartition("/")
-    if check is not None:
-        notes.extend(check.warnings)
-        notes.extend(str(error) for error in check.errors)
-        crd_schema = schemas.schema_for(group, api_version, str(obj.get("kind") or ""), version)
-        rules = crd_rules.errors_after_schema(check.errors, check.object, crd_schema)
-        notes.extend(str(error) for error in rules)
-    param_schema = None
-    if isinstance(params, dict):
-        param_group, _, param_version = str(params.get("apiVersion") or "").rpartition("/")
-        param_schema = schemas.schema_for(
-            param_group, param_version, str(params.get("kind") or ""), version
-        )
-    warning = type_check_warning(
-        expression,
-        group=group,
-        api_version=api_version,
-        kind=str(obj.get("kind") or ""),
-        version=version,
-        param_schema=param_schema,
-    )
-    if warning:
-        notes.append(warning)
-    return notes

@@ -20,6 +20,7 @@ from policyeditor.engine.apimachinery import (
     too_many,
     validate_qualified_name,
 )
+from policyeditor.engine.cel.syntax.lexer import RESERVED_WORDS
 from policyeditor.engine.errors import FieldError
 from policyeditor.engine.validation.cel import (
     AUDIT_ANNOTATION,
@@ -41,36 +42,11 @@ MAX_AUDIT_VALUE_EXPRESSION = 5 * 1024
 SUPPORTED_REASONS = ("Forbidden", "Invalid", "RequestEntityTooLarge")
 
 _CEL_IDENT = re.compile(r"[_a-zA-Z][_a-zA-Z0-9]*")
-_CEL_RESERVED = frozenset(
-    [
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ]
-)
 
 
 def is_cel_identifier(name: str) -> bool:
     """A CEL IDENT that is not a reserved word."""
-    return bool(_CEL_IDENT.fullmatch(name)) and name not in _CEL_RESERVED
+    return bool(_CEL_IDENT.fullmatch(name)) and name not in RESERVED_WORDS
 
 
 def _go_trim(text: str) -> str:

@@ -6,6 +6,7 @@ import pytest
 
 from policyeditor.engine import schemas
 from policyeditor.engine.cel.crd_rules import errors_after_schema, rule_errors
+from tests.crd_cases import widget, widget_crd
 
 
 def _schema(spec_rules=(), size_rules=(), item_rules=()) -> dict:
@@ -37,102 +38,107 @@ def _schema(spec_rules=(), size_rules=(), item_rules=()) -> dict:
     }
 
 
-def _obj(**spec) -> dict:
-    return {
-        "apiVersion": "example.com/v1",
-        "kind": "Widget",
-        "metadata": {"name": "w"},
-        "spec": spec,
-    }
-
-
 def _texts(errors) -> list[str]:
     return [str(e) for e in errors]
 
 
+def _failing(obj: dict, old: dict | None = None, **rules) -> list[str]:
+    """The rule failures on obj (old: the stored object on UPDATE) with `_schema(**rules)`."""
+    return _texts(rule_errors(obj, _schema(**rules), old))
+
+
 def test_a_rule_on_self_that_holds_reports_nothing():
     schema = _schema(spec_rules=[{"rule": "self.size <= 10"}])
-    assert rule_errors(_obj(size=3), schema) == []
+    assert rule_errors(widget(size=3), schema) == []
 
 
 def test_a_failing_rule_without_a_message_reads_failed_rule_with_the_node_type():
-    schema = _schema(spec_rules=[{"rule": "self.size <= 10"}])
-    assert _texts(rule_errors(_obj(size=30), schema)) == [
+    assert _failing(widget(size=30), spec_rules=[{"rule": "self.size <= 10"}]) == [
         'spec: Invalid value: "object": failed rule: self.size <= 10'
     ]
 
 
 def test_a_failing_rule_on_a_scalar_shows_its_schema_type_and_message():
-    schema = _schema(size_rules=[{"rule": "self % 2 == 0", "message": " must be even "}])
-    assert _texts(rule_errors(_obj(size=3), schema)) == [
+    rules = [{"rule": "self % 2 == 0", "message": " must be even "}]
+    assert _failing(widget(size=3), size_rules=rules) == [
         'spec.size: Invalid value: "integer": must be even'
     ]
 
 
-def test_message_expression_gives_the_message_and_falls_back_when_empty():
-    schema = _schema(
-        size_rules=[
-            {
-                "rule": "self < 5",
-                "message": "too big",
-                "messageExpression": "'size ' + string(self) + ' is over 5'",
-            },
-            {"rule": "self < 4", "message": "fallback", "messageExpression": "''"},
-        ]
-    )
-    assert _texts(rule_errors(_obj(size=7), schema)) == [
-        'spec.size: Invalid value: "integer": size 7 is over 5',
-        'spec.size: Invalid value: "integer": fallback',
-    ]
+MESSAGE_EXPRESSION = [
+    {
+        "rule": "self < 5",
+        "message": "too big",
+        "messageExpression": "'size ' + string(self) + ' is over 5'",
+    },
+    {"rule": "self < 4", "message": "fallback", "messageExpression": "''"},
+]
+FIELD_PATH_AND_REASON = [
+    {
+        "rule": "has(self.color)",
+        "message": "color is needed",
+        "fieldPath": ".color",
+        "reason": "FieldValueRequired",
+    },
+    {"rule": "self.size > 0", "message": "no", "reason": "FieldValueForbidden"},
+]
 
 
-def test_field_path_and_reason_shape_the_error():
-    schema = _schema(
-        spec_rules=[
-            {
-                "rule": "has(self.color)",
-                "message": "color is needed",
-                "fieldPath": ".color",
-                "reason": "FieldValueRequired",
-            },
-            {"rule": "self.size > 0", "message": "no", "reason": "FieldValueForbidden"},
-        ]
-    )
-    assert _texts(rule_errors(_obj(size=0), schema)) == [
-        "spec.color: Required value: color is needed",
-        "spec: Forbidden: no",
-    ]
+@pytest.mark.parametrize(
+    ("obj", "rules", "expected"),
+    [
+        pytest.param(
+            widget(size=7),
+            {"size_rules": MESSAGE_EXPRESSION},
+            [
+                'spec.size: Invalid value: "integer": size 7 is over 5',
+                'spec.size: Invalid value: "integer": fallback',
+            ],
+            id="messageExpression-else-message",
+        ),
+        pytest.param(
+            widget(size=0),
+            {"spec_rules": FIELD_PATH_AND_REASON},
+            ["spec.color: Required value: color is needed", "spec: Forbidden: no"],
+            id="fieldPath-and-reason",
+        ),
+    ],
+)
+def test_message_expression_field_path_and_reason_shape_the_error(obj, rules, expected):
+    assert _failing(obj, **rules) == expected
 
 
 def test_a_root_rule_failing_is_reported_on_no_path():
     schema = _schema()
     schema["x-kubernetes-validations"] = [{"rule": "self.metadata.name != 'w'", "message": "no w"}]
-    assert _texts(rule_errors(_obj(size=1), schema)) == ['<nil>: Invalid value: "object": no w']
+    assert _texts(rule_errors(widget(size=1), schema)) == ['<nil>: Invalid value: "object": no w']
 
 
 def test_the_root_self_sees_only_the_name_and_generate_name_of_metadata():
     schema = _schema()
     schema["x-kubernetes-validations"] = [{"rule": "!has(self.metadata.labels)"}]
-    obj = _obj(size=1)
+    obj = widget(size=1)
     obj["metadata"]["labels"] = {"a": "b"}
     assert rule_errors(obj, schema) == []
 
 
 def test_a_transition_rule_runs_only_on_update_where_the_old_value_exists():
     schema = _schema(size_rules=[{"rule": "self >= oldSelf", "message": "may not shrink"}])
-    assert rule_errors(_obj(size=1), schema) == []  # CREATE: no oldSelf
-    assert rule_errors(_obj(size=1), schema, _obj(color="red")) == []  # no old size
-    assert _texts(rule_errors(_obj(size=1), schema, _obj(size=2))) == [
+    assert rule_errors(widget(size=1), schema) == []  # CREATE: no oldSelf
+    assert rule_errors(widget(size=1), schema, widget(color="red")) == []  # no old size
+    assert _texts(rule_errors(widget(size=1), schema, widget(size=2))) == [
         'spec.size: Invalid value: "integer": may not shrink'
     ]
-    assert rule_errors(_obj(size=3), schema, _obj(size=2)) == []
+    assert rule_errors(widget(size=3), schema, widget(size=2)) == []
 
 
 def test_map_list_items_correlate_with_the_old_items_by_key():
-    schema = _schema(item_rules=[{"rule": "self.port == oldSelf.port", "message": "immutable"}])
-    old = _obj(ports=[{"name": "a", "port": 1}, {"name": "b", "port": 2}])
-    new = _obj(ports=[{"name": "b", "port": 2}, {"name": "a", "port": 5}, {"name": "c", "port": 9}])
-    assert _texts(rule_errors(new, schema, old)) == [
+    rules = [{"rule": "self.port == oldSelf.port", "message": "immutable"}]
+    old = widget(ports=[{"name": "a", "port": 1}, {"name": "b", "port": 2}])
+    new = widget(
+        ports=[{"name": "b", "port": 2}, {"name": "a", "port": 5}, {"name": "c", "port": 9}]
+    )
+    assert _failing(new, old, item_rules=rules) == [
         'spec.ports[1]: Invalid value: "object": immutable'
     ]
 
@@ -144,17 +150,16 @@ def test_optional_old_self_runs_on_create_with_an_empty_optional():
         "optionalOldSelf": True,
     }
     schema = _schema(size_rules=[rule])
-    assert rule_errors(_obj(size=1), schema) == []
-    assert _texts(rule_errors(_obj(size=2), schema)) == [
+    assert rule_errors(widget(size=1), schema) == []
+    assert _texts(rule_errors(widget(size=2), schema)) == [
         'spec.size: Invalid value: "integer": starts at 1, never shrinks'
     ]
-    assert rule_errors(_obj(size=4), schema, _obj(size=3)) == []
-    assert len(rule_errors(_obj(size=2), schema, _obj(size=3))) == 1
+    assert rule_errors(widget(size=4), schema, widget(size=3)) == []
+    assert len(rule_errors(widget(size=2), schema, widget(size=3))) == 1
 
 
 def test_a_runtime_error_reads_as_kube_apiserver_words_it():
-    schema = _schema(spec_rules=[{"rule": "self.color == 'red'"}])
-    assert _texts(rule_errors(_obj(size=1), schema)) == [
+    assert _failing(widget(size=1), spec_rules=[{"rule": "self.color == 'red'"}]) == [
         "spec: Invalid value: \"object\": no such key: color evaluating rule: self.color == 'red'"
     ]
 
@@ -179,7 +184,7 @@ def _loop_schema() -> dict:
 
 
 def test_a_rule_over_the_per_call_cost_limit_is_stopped_with_the_api_servers_words():
-    obj = _obj(items=[{"xs": list(range(60))}])
+    obj = widget(items=[{"xs": list(range(60))}])
     assert rule_errors(obj, _loop_schema()) == []
     assert _texts(rule_errors(obj, _loop_schema(), per_call_limit=5_000)) == [
         'spec.items[0]: Invalid value: "object": operation cancelled: actual cost limit exceeded: '
@@ -188,7 +193,7 @@ def test_a_rule_over_the_per_call_cost_limit_is_stopped_with_the_api_servers_wor
 
 
 def test_the_cost_budget_of_one_object_stops_all_further_rules():
-    obj = _obj(items=[{"xs": list(range(10))} for _ in range(5)])  # about 650 each
+    obj = widget(items=[{"xs": list(range(10))} for _ in range(5)])  # about 650 each
     assert rule_errors(obj, _loop_schema()) == []
     assert _texts(rule_errors(obj, _loop_schema(), budget=1_500)) == [
         'spec.items[2]: Invalid value: "object": validation failed due to running out of cost '
@@ -205,39 +210,21 @@ def test_rules_do_not_run_when_the_schema_found_a_value_of_the_wrong_type():
             "spec.size", "x", 'spec.size in body must be of type integer: "string"'
         )
     ]
-    assert _texts(errors_after_schema(wrong, _obj(size="x"), schema)) == [
+    assert _texts(errors_after_schema(wrong, widget(size="x"), schema)) == [
         '<nil>: Invalid value: "null": some validation rules were not checked because the object '
         "was invalid; correct the existing errors to complete validation"
     ]
     # A required field missing blocks nothing: the rules run and add their errors.
     missing = [apimachinery.required("spec.color")]
-    assert _texts(errors_after_schema(missing, _obj(size=1), schema)) == [
+    assert _texts(errors_after_schema(missing, widget(size=1), schema)) == [
         'spec: Invalid value: "object": failed rule: false'
     ]
     # A CRD without rules has no rule validator at all.
-    assert errors_after_schema(wrong, _obj(size=1), _schema()) == []
+    assert errors_after_schema(wrong, widget(size=1), _schema()) == []
 
 
 def _crd(rules: list[dict]) -> dict:
-    schema = _schema(spec_rules=rules)
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.example.com"},
-        "spec": {
-            "group": "example.com",
-            "scope": "Namespaced",
-            "names": {"plural": "widgets", "kind": "Widget"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {"openAPIV3Schema": schema},
-                }
-            ],
-        },
-    }
+    return widget_crd(root=_schema(spec_rules=rules))
 
 
 def test_a_crd_whose_rule_does_not_compile_is_refused_when_loaded():
@@ -270,19 +257,19 @@ def test_a_crd_with_good_rules_loads():
     registry = schemas.load_crds([_crd([{"rule": "self.size > 1", "message": "m"}])])
     schema = registry.schema_for("example.com", "v1", "Widget")
     assert schema is not None
-    assert _texts(rule_errors(_obj(size=1), schema)) == ['spec: Invalid value: "object": m']
-    assert rule_errors(_obj(size=2), schema) == []
+    assert _texts(rule_errors(widget(size=1), schema)) == ['spec: Invalid value: "object": m']
+    assert rule_errors(widget(size=2), schema) == []
 
 
 def test_an_unchanged_value_keeps_passing_on_update_as_validation_ratcheting_allows():
     schema = _schema(size_rules=[{"rule": "self < 10", "message": "under 10"}])
-    assert rule_errors(_obj(size=12), schema, _obj(size=12)) == []
-    assert _texts(rule_errors(_obj(size=13), schema, _obj(size=12))) == [
+    assert rule_errors(widget(size=12), schema, widget(size=12)) == []
+    assert _texts(rule_errors(widget(size=13), schema, widget(size=12))) == [
         'spec.size: Invalid value: "integer": under 10'
     ]
     # Only values that are really the same ratchet (1.0 is not 1 to the API server).
     schema = _schema(spec_rules=[{"rule": "self.size < 1", "message": "small"}])
-    assert len(rule_errors(_obj(size=1), schema, _obj(size=1.0))) == 1
+    assert len(rule_errors(widget(size=1), schema, widget(size=1.0))) == 1
     # A transition rule is never ratcheted.
     schema = _schema(size_rules=[{"rule": "self != oldSelf", "message": "must change"}])
-    assert len(rule_errors(_obj(size=1), schema, _obj(size=1))) == 1
+    assert len(rule_errors(widget(size=1), schema, widget(size=1))) == 1

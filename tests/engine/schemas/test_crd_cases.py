@@ -6,7 +6,6 @@ import pytest
 
 from policyeditor.engine import schemas, validation
 from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs
-from policyeditor.engine.manifests import load_file
 from tests.crd_cases import CASES, CrdCase, get_path
 
 VERSION = "1.34"
@@ -15,7 +14,7 @@ VERSION = "1.34"
 @pytest.fixture(params=CASES, ids=[c.id for c in CASES])
 def case(request: pytest.FixtureRequest):
     crd_case: CrdCase = request.param
-    registry = schemas.load_crds(load_file(str(crd_case.path)))
+    registry = schemas.load_crds(crd_case.crds())
     with schemas.using_crds(registry):
         yield crd_case
 

@@ -3,36 +3,8 @@
 from __future__ import annotations
 
 from policyeditor.engine import schemas
-from policyeditor.engine.manifests import load_file
 from policyeditor.engine.schemas.objects import check_custom_object
-from tests.crd_cases import BY_ID
-
-
-def _crd(spec_schema: dict) -> dict:
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.example.com"},
-        "spec": {
-            "group": "example.com",
-            "scope": "Namespaced",
-            "names": {"plural": "widgets", "kind": "Widget"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {
-                        "openAPIV3Schema": {
-                            "type": "object",
-                            "properties": {"spec": spec_schema},
-                        }
-                    },
-                }
-            ],
-        },
-    }
-
+from tests.crd_cases import BY_ID, widget, widget_crd
 
 SPEC = {
     "type": "object",
@@ -61,9 +33,9 @@ SPEC = {
 
 
 def _check(spec: dict) -> dict:
-    obj = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
-    obj["spec"] = spec
-    with schemas.using_crds(schemas.load_crds([_crd(SPEC)])):
+    obj = widget()
+    obj["spec"] = spec  # the given dict itself: the check must not change it
+    with schemas.using_crds(schemas.load_crds([widget_crd(SPEC)])):
         check = check_custom_object(obj)
     assert check is not None and check.errors == []
     return check.object["spec"]
@@ -96,7 +68,7 @@ def test_defaults_come_after_pruning_and_the_given_object_is_not_changed():
 
 def test_a_real_crds_defaults_fill_a_gateway_listener():
     case = BY_ID["gateway"]
-    with schemas.using_crds(schemas.load_crds(load_file(str(case.path)))):
+    with schemas.using_crds(schemas.load_crds(case.crds())):
         check = check_custom_object(case.object("gw"))
     assert check is not None and check.errors == []
     listener = check.object["spec"]["listeners"][0]

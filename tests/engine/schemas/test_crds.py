@@ -8,65 +8,19 @@ import pytest
 
 from policyeditor.engine import schemas, validation
 from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs
-from policyeditor.engine.manifests import load_file
 from policyeditor.engine.schemas.objects import check_custom_object
-from tests.crd_cases import BY_ID
+from tests.crd_cases import BY_ID, widget, widget_crd
 
 VERSION = "1.34"
 
 
-def _crds(case_id: str) -> list[dict]:
-    return load_file(str(BY_ID[case_id].path))
-
-
-def _small_crd(**changes) -> dict:
-    crd = {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.example.com"},
-        "spec": {
-            "group": "example.com",
-            "scope": "Namespaced",
-            "names": {"plural": "widgets", "kind": "Widget", "singular": "widget"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {
-                        "openAPIV3Schema": {
-                            "type": "object",
-                            "properties": {
-                                "spec": {
-                                    "type": "object",
-                                    "properties": {
-                                        "size": {"type": "integer"},
-                                        "color": {"type": "string"},
-                                    },
-                                }
-                            },
-                        }
-                    },
-                }
-            ],
-        },
-    }
-    for path, value in changes.items():
-        target = crd
-        *head, last = path.split("__")
-        for part in head:
-            target = target[int(part)] if isinstance(target, list) else target[part]
-        target[last] = value
-    return crd
-
-
 def test_every_real_crd_is_accepted():
     for case_id in BY_ID:
-        assert schemas.load_crds(_crds(case_id)).crds
+        assert schemas.load_crds(BY_ID[case_id].crds()).crds
 
 
 def test_a_crd_without_a_schema_is_refused_as_the_api_server_refuses_it():
-    crd = _small_crd()
+    crd = widget_crd()
     del crd["spec"]["versions"][0]["schema"]
     with pytest.raises(schemas.CrdError) as caught:
         schemas.load_crds([crd])
@@ -77,7 +31,7 @@ def test_a_crd_without_a_schema_is_refused_as_the_api_server_refuses_it():
 
 
 def test_a_non_structural_schema_names_each_untyped_field():
-    crd = _small_crd()
+    crd = widget_crd()
     props = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
     props["spec"]["properties"]["color"] = {"description": "no type"}
     with pytest.raises(schemas.CrdError) as caught:
@@ -89,7 +43,7 @@ def test_a_non_structural_schema_names_each_untyped_field():
 
 
 def test_a_malformed_crd_gets_each_of_its_errors():
-    crd = _small_crd()
+    crd = widget_crd()
     crd["metadata"]["name"] = "gadgets.example.com"
     crd["spec"]["scope"] = "Global"
     crd["spec"]["versions"][0]["storage"] = False
@@ -109,31 +63,31 @@ def test_a_malformed_crd_gets_each_of_its_errors():
 
 
 def test_a_v1beta1_crd_is_not_served():
-    crd = _small_crd(apiVersion="apiextensions.k8s.io/v1beta1")
+    crd = {**widget_crd(), "apiVersion": "apiextensions.k8s.io/v1beta1"}
     with pytest.raises(schemas.CrdError, match='no matches for kind "CustomResourceDefinition"'):
         schemas.load_crds([crd])
 
 
 def test_conflicting_crds_for_one_group_and_kind_are_refused():
-    other = _small_crd()
+    other = widget_crd()
     other["metadata"]["name"] = "gizmos.example.com"
     other["spec"]["names"]["plural"] = "gizmos"
     with pytest.raises(schemas.CrdError) as caught:
-        schemas.load_crds([_small_crd(), other])
+        schemas.load_crds([widget_crd(), other])
     assert '"Widget" is already in use (by "widgets.example.com")' in str(caught.value)
     assert "KindConflict" in str(caught.value)
 
 
 def test_the_same_crd_given_twice_with_different_contents_is_refused():
-    changed = _small_crd()
+    changed = widget_crd()
     changed["spec"]["scope"] = "Cluster"
     with pytest.raises(schemas.CrdError, match="given twice with different contents"):
-        schemas.load_crds([_small_crd(), changed])
-    assert len(schemas.load_crds([_small_crd(), _small_crd()])) == 1
+        schemas.load_crds([widget_crd(), changed])
+    assert len(schemas.load_crds([widget_crd(), widget_crd()])) == 1
 
 
 def test_a_crd_too_large_for_etcd_is_refused():
-    crd = _small_crd()
+    crd = widget_crd()
     crd["metadata"]["annotations"] = {"big": "x" * (schemas.crds.MAX_CRD_BYTES + 1)}
     with pytest.raises(schemas.CrdError, match="etcdserver: request is too large"):
         schemas.load_crds([crd])
@@ -143,7 +97,7 @@ def test_a_kubectl_list_dump_is_read_item_by_item():
     dump = {
         "apiVersion": "v1",
         "kind": "List",
-        "items": [*_crds("constrainttemplate"), _small_crd()],
+        "items": [*BY_ID["constrainttemplate"].crds(), widget_crd()],
     }
     registry = schemas.load_crds([dump])
     assert sorted(c.kind for c in registry.crds) == ["ConstraintTemplate", "Provider", "Widget"]
@@ -158,7 +112,7 @@ def test_a_document_that_is_not_a_crd_is_named():
 
 
 def test_every_served_version_is_a_resource_with_the_storage_version_marked():
-    with schemas.using_crds(schemas.load_crds(_crds("constrainttemplate"))):
+    with schemas.using_crds(schemas.load_crds(BY_ID["constrainttemplate"].crds())):
         found = {
             (i.kind, i.version): (i.storage, i.deprecated, i.namespaced)
             for i in schemas.custom_resources()
@@ -170,7 +124,7 @@ def test_every_served_version_is_a_resource_with_the_storage_version_marked():
 
 
 def test_served_versions_of_a_crd_are_equivalent_resources():
-    with schemas.using_crds(schemas.load_crds(_crds("gateway"))):
+    with schemas.using_crds(schemas.load_crds(BY_ID["gateway"].crds())):
         found = schemas.equivalent_resources("gateway.networking.k8s.io", "v1", "gateways", VERSION)
     assert found == [("gateway.networking.k8s.io", "v1beta1", "gateways")]
 
@@ -179,7 +133,7 @@ def test_a_rule_on_the_other_served_version_is_type_checked_with_that_versions_s
     case = BY_ID["gateway"]
     policy = case.vap(case.typo)
     policy["spec"]["matchConstraints"]["resourceRules"][0]["apiVersions"] = ["v1beta1"]
-    with schemas.using_crds(schemas.load_crds(_crds("gateway"))):
+    with schemas.using_crds(schemas.load_crds(BY_ID["gateway"].crds())):
         warnings = [str(w) for w in validation.warnings_for(policy, version=VERSION)]
     assert len(warnings) == 1
     assert "gateway.networking.k8s.io/v1beta1, Kind=Gateway: ERROR" in warnings[0]
@@ -188,7 +142,7 @@ def test_a_rule_on_the_other_served_version_is_type_checked_with_that_versions_s
 def test_a_crd_update_that_removes_a_field_makes_the_policy_warn():
     case = BY_ID["certificate"]
     policy = case.vap("object.spec.secretName.startsWith('tls-')")
-    old = _crds("certificate")
+    old = BY_ID["certificate"].crds()
     with schemas.using_crds(schemas.load_crds(old)):
         assert validation.warnings_for(policy, version=VERSION) == []
     updated = copy.deepcopy(old)
@@ -207,7 +161,7 @@ def test_without_the_crd_a_custom_kind_is_not_type_checked():
 
 def test_a_cluster_scoped_cr_gets_no_namespace():
     case = BY_ID["composition"]
-    with schemas.using_crds(schemas.load_crds(_crds("composition"))):
+    with schemas.using_crds(schemas.load_crds(BY_ID["composition"].crds())):
         result = evaluate_inputs(
             EvaluationInputs([case.vap("request.namespace == ''")], VERSION, object=case.object())
         )
@@ -220,7 +174,7 @@ def test_a_cr_its_crd_would_reject_is_answered_422_before_any_policy():
     bad["spec"]["dnsNames"] = "web.example.com"
     bad["spec"]["privateKey"]["algorithm"] = "DSA"
     del bad["spec"]["secretName"]
-    with schemas.using_crds(schemas.load_crds(_crds("certificate"))):
+    with schemas.using_crds(schemas.load_crds(BY_ID["certificate"].crds())):
         result = evaluate_inputs(EvaluationInputs([case.vap(case.valid)], VERSION, object=bad))
     assert result.status_code == 422 and result.reason == "Invalid"
     assert result.message == (
@@ -238,7 +192,7 @@ def test_unknown_fields_of_a_cr_are_pruned_with_a_warning():
     case = BY_ID["prometheusrule"]
     obj = case.object()
     obj["spec"]["groups"][0]["owner"] = "team-a"
-    with schemas.using_crds(schemas.load_crds(_crds("prometheusrule"))):
+    with schemas.using_crds(schemas.load_crds(BY_ID["prometheusrule"].crds())):
         result = evaluate_inputs(
             EvaluationInputs([case.vap("!has(object.spec.groups[0].owner)")], VERSION, object=obj)
         )
@@ -250,7 +204,7 @@ def test_preserve_unknown_fields_keep_what_they_hold():
     case = BY_ID["composition"]
     obj = case.object()
     obj["spec"]["pipeline"][0]["input"] = {"apiVersion": "x/v1", "kind": "Input", "any": {"a": 1}}
-    with schemas.using_crds(schemas.load_crds(_crds("composition"))):
+    with schemas.using_crds(schemas.load_crds(BY_ID["composition"].crds())):
         check = check_custom_object(obj)
     assert check is not None and check.errors == [] and check.warnings == []
     assert check.object["spec"]["pipeline"][0]["input"]["any"] == {"a": 1}
@@ -259,7 +213,7 @@ def test_preserve_unknown_fields_keep_what_they_hold():
 def test_int_or_string_fields_take_both_and_nothing_else():
     case = BY_ID["rollout"]
     obj = case.object()
-    with schemas.using_crds(schemas.load_crds(_crds("rollout"))):
+    with schemas.using_crds(schemas.load_crds(BY_ID["rollout"].crds())):
         obj["spec"]["strategy"]["canary"]["maxSurge"] = 1
         assert check_custom_object(obj).errors == []
         obj["spec"]["strategy"]["canary"]["maxSurge"] = True
@@ -274,7 +228,7 @@ def test_a_list_map_with_a_duplicate_key_is_invalid():
     case = BY_ID["constrainttemplate"]
     obj = case.object()
     obj["spec"]["targets"][0]["code"].append({"engine": "K8sNativeValidation", "source": {}})
-    with schemas.using_crds(schemas.load_crds(_crds("constrainttemplate"))):
+    with schemas.using_crds(schemas.load_crds(BY_ID["constrainttemplate"].crds())):
         errors = [str(e) for e in check_custom_object(obj).errors]
     assert errors == ['spec.targets[0].code[1]: Duplicate value: {"engine":"K8sNativeValidation"}']
 
@@ -283,21 +237,23 @@ def test_a_crd_among_the_cluster_objects_is_used_for_the_evaluation():
     case = BY_ID["gateway"]
     result = evaluate_inputs(
         EvaluationInputs(
-            [case.map(case.atomic)], VERSION, object=case.object(), resources=_crds("gateway")
+            [case.map(case.atomic)],
+            VERSION,
+            object=case.object(),
+            resources=BY_ID["gateway"].crds(),
         )
     )
     assert "may not mutate atomic arrays, maps or structs: .spec.addresses" in result.message
 
 
 def test_a_pattern_is_matched_with_go_regexp_semantics_and_a_bad_one_refuses_the_crd():
-    crd = _small_crd()
+    crd = widget_crd()
     color = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
     color["properties"]["color"]["pattern"] = "^[a-z]+$"
     registry = schemas.load_crds([crd])
-    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
     with schemas.using_crds(registry):
-        ok = check_custom_object({**widget, "spec": {"color": "blue"}})
-        bad = check_custom_object({**widget, "spec": {"color": "Blue"}})
+        ok = check_custom_object(widget(color="blue"))
+        bad = check_custom_object(widget(color="Blue"))
     assert ok.errors == []
     assert [str(e) for e in bad.errors] == [
         "spec.color: Invalid value: \"Blue\": spec.color in body should match '^[a-z]+$'"

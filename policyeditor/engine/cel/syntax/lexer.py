@@ -5,6 +5,33 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# The RESERVED symbols of the CEL grammar (cel-spec doc/langdef.md, Syntax; k8s.io/apiserver
+# pkg/cel/escaping.go, celReservedSymbols): never an identifier.
+RESERVED_WORDS = frozenset(
+    [
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ]
+)
 _PUNCT = ("&&", "||", "==", "!=", "<=", ">=", ".?")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+[uU]?|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[uU]?")
