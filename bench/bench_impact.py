@@ -164,7 +164,10 @@ def web_run(dump: Path, documents: list[dict], *, measure_pages: bool = False):
     from policyeditor.review.models import ImpactRun
 
     client, user = django_env.client_for("bench-impact")
-    draft = create_draft(user, documents, name=f"impact-{time.time_ns()}")
+    # The version the engine rate and the CLI evaluate with: the same work on both sides.
+    draft = create_draft(
+        user, documents, name=f"impact-{time.time_ns()}", kubernetes_version="1.34"
+    )
     revision = draft.revisions.get(number=1)
     ImpactRun.objects.filter(created_by=user).update(state=ImpactRun.State.DONE)
     latencies = []

@@ -57,7 +57,7 @@ CHUNK = 2000
 # Objects per call to an isolated worker: the call's pickling and the run's cancel check are paid
 # per batch. A batch that misses its deadline (object deadline + 0.05 s per object) is replayed
 # object by object, so bigger batches only make a runaway object a little slower to single out.
-BATCH = 250
+BATCH = 500
 MAX_ATTEMPTS = 3  # a chunk whose worker died this often is recorded as errors
 
 

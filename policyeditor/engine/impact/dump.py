@@ -193,10 +193,12 @@ def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[A
         nodes += 1
         if nodes > MAX_OBJECT_NODES:
             raise DumpError(f"an object of the dump has more than {MAX_OBJECT_NODES} values")
-        if event == "start_map":
-            child: Any = {}
-        elif event == "start_array":
-            child = []
+        if event == "start_map" or event == "start_array":
+            if key == "managedFields" and len(parents) == 1 and parents[0][1] == "metadata":
+                _skip(events)  # dropped anyway, and often half of what kubectl prints
+                nodes -= 1
+                continue
+            child: Any = {} if event == "start_map" else []
         else:
             if not odd and _odd(value):
                 odd = True
@@ -213,6 +215,19 @@ def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[A
             raise DumpError(f"an object of the dump is nested deeper than {MAX_DEPTH} levels")
         parents.append((top, key))
         top, key = child, None
+    raise DumpError("the dump ends in the middle of an object (is it truncated?)")
+
+
+def _skip(events: Iterator[tuple[str, Any]]) -> None:
+    """Read past the rest of a mapping or list whose start was just read, building nothing."""
+    depth = 1
+    for event, _ in events:
+        if event == "start_map" or event == "start_array":
+            depth += 1
+        elif event == "end_map" or event == "end_array":
+            depth -= 1
+            if not depth:
+                return
     raise DumpError("the dump ends in the middle of an object (is it truncated?)")
 
 
