@@ -44,10 +44,11 @@ def dump_with_namespace_last(count: int) -> str:
 
 
 def test_a_chunk_runs_while_the_dump_is_read_and_is_evaluated_again_when_its_namespace_comes_later(
-    prod_only, alice, monkeypatch
+    prod_only, alice, monkeypatch, client
 ):
     monkeypatch.setattr(impact_tasks, "CHUNK", 4)
-    seen = []
+    client.force_login(alice)
+    seen, pages = [], []
     flush = impact_tasks._Reader._flush
 
     def flush_then_evaluate(reader, batches):
@@ -59,6 +60,7 @@ def test_a_chunk_runs_while_the_dump_is_read_and_is_evaluated_again_when_its_nam
             seen.append(
                 (run.state, run.position, set(run.results.values_list("create_result", flat=True)))
             )
+            pages.append(client.get(run.get_absolute_url()).content.decode())
 
     monkeypatch.setattr(impact_tasks._Reader, "_flush", flush_then_evaluate)
     run = impact_runs.start_run(
@@ -67,6 +69,7 @@ def test_a_chunk_runs_while_the_dump_is_read_and_is_evaluated_again_when_its_nam
     work()
     # Evaluated while reading, before prod's labels were known: the policy did not apply.
     assert seen == [("reading", 4, {"skip"})]
+    assert "Reading the dump: 4 objects read, 4 evaluated" in pages[0]
     run.refresh_from_db()
     assert run.state == "done" and run.total == 11 and run.position == 11
     results = dict(run.results.values_list("name", "create_result"))
