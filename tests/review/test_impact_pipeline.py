@@ -43,6 +43,13 @@ def dump_with_namespace_last(count: int) -> str:
     return dump_documents([{"apiVersion": "v1", "kind": "List", "items": items}])
 
 
+def start_deployments(user, draft, count: int) -> ImpactRun:
+    """A run of `count` Deployments d0, d1... through the draft's latest revision."""
+    items = [deployment(f"d{i}", 1) for i in range(count)]
+    dump = dump_documents([{"apiVersion": "v1", "kind": "List", "items": items}])
+    return impact_runs.start_run(user, draft, workflow.latest_revision(draft), dump)
+
+
 def test_a_chunk_runs_while_the_dump_is_read_and_is_evaluated_again_when_its_namespace_comes_later(
     prod_only, alice, monkeypatch, client
 ):
@@ -112,13 +119,7 @@ def test_a_cancelled_run_stops_reading_the_dump(draft, alice, monkeypatch):
         impact_runs.cancel_run(alice, reader.run)
 
     monkeypatch.setattr(impact_tasks._Reader, "_flush", flush_then_cancel)
-    items = [deployment(f"d{i}", 1) for i in range(10)]
-    run = impact_runs.start_run(
-        alice,
-        draft,
-        workflow.latest_revision(draft),
-        dump_documents([{"apiVersion": "v1", "kind": "List", "items": items}]),
-    )
+    run = start_deployments(alice, draft, 10)
     work()
     run.refresh_from_db()
     assert run.state == "cancelled"
@@ -128,13 +129,7 @@ def test_a_cancelled_run_stops_reading_the_dump(draft, alice, monkeypatch):
 
 def test_try_it_finds_an_object_by_its_place_in_the_dump(draft, alice, monkeypatch):
     monkeypatch.setattr(impact_tasks, "CHUNK", 3)
-    items = [deployment(f"d{i}", 1) for i in range(7)]
-    run = impact_runs.start_run(
-        alice,
-        draft,
-        workflow.latest_revision(draft),
-        dump_documents([{"apiVersion": "v1", "kind": "List", "items": items}]),
-    )
+    run = start_deployments(alice, draft, 7)
     work()
     assert [impact_tasks.object_at(run.pk, i)["metadata"]["name"] for i in range(7)] == [
         f"d{i}" for i in range(7)
