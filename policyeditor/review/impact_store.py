@@ -125,7 +125,8 @@ def insert_results(values: list[tuple[Any, ...]]) -> None:
     per-field SQL compilation cost a chunk more than evaluating its objects."""
     meta = ImpactResult._meta
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(meta.get_field(name).column) for name in RESULT_FIELDS)
+    by_name = {field.name: str(field.column) for field in meta.concrete_fields}
+    columns = ", ".join(quote(by_name[name]) for name in RESULT_FIELDS)
     placeholders = ", ".join(["%s"] * len(RESULT_FIELDS))
     sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders})"  # noqa: S608
     with connection.cursor() as cursor:
