@@ -267,7 +267,16 @@ def run_chunk(chunk_id: int) -> None:
         return
     chunk = ImpactChunk.objects.get(pk=chunk_id)
     run = ImpactRun.objects.select_related("revision", "baseline").get(pk=chunk.run_id)
-    data = read_chunk(run.pk, chunk.index)
+    try:
+        data = read_chunk(run.pk, chunk.index)
+    except (OSError, ValueError, EOFError, KeyError, TypeError) as error:
+        # Gone, damaged, or written by a version before chunk files held packed objects: no
+        # retry can read it, so the run stops with the reason instead of waiting for ever.
+        _fail(
+            run.pk,
+            f"Cannot read the objects of chunk {chunk.index} ({error}). Start the run again.",
+        )
+        return
     data.namespaces, final = _namespaces(run.pk, data)
     rows = _evaluate(run, chunk, data)
     if rows is None:

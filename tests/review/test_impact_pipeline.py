@@ -136,3 +136,14 @@ def test_try_it_finds_an_object_by_its_place_in_the_dump(draft, alice, monkeypat
     ]
     with pytest.raises(LookupError):
         impact_tasks.object_at(run.pk, 7)
+
+
+def test_a_chunk_file_that_cannot_be_read_fails_the_run_with_the_reason(draft, alice):
+    run = start_deployments(alice, draft, 3)
+    impact_tasks.prepare_run.call(run.pk)
+    (impact_tasks.chunk_dir(run.pk) / "0.chunk").write_bytes(b"not marshal data")
+    work()
+    run.refresh_from_db()
+    assert run.state == "failed"
+    assert run.error.startswith("Cannot read the objects of chunk 0 (")
+    assert run.error.endswith("Start the run again.")

@@ -132,7 +132,7 @@ def impact_try(request: HtmxHttpRequest, pk: int, run_id: int, position: int) ->
     run = _run_for(request, pk, run_id)
     try:
         obj = object_at(run.pk, position)
-    except (OSError, LookupError, ValueError, EOFError):
+    except (OSError, LookupError, ValueError, EOFError, TypeError):
         messages.error(request, "The objects of this run are no longer kept.")
         return redirect(run)
     request.session[f"{TRY_OBJECT_SESSION_KEY}:{run.draft_id}"] = obj
