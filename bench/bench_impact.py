@@ -15,6 +15,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -136,28 +137,33 @@ def cli(folder: Path, dump: Path) -> float:
 
 
 def start_workers(count: int) -> list[subprocess.Popen]:
-    """`count` long-running `manage.py db_worker` processes, as `make serve` starts them."""
+    """`count` long-running `manage.py db_worker` processes, as `make serve` starts them.
+
+    Returned once each polls for tasks, so their start-up is not measured with what follows.
+    """
     import django_env
 
     django_env.setup()  # the workers share the benchmark's database (DATABASE_URL)
-    return [
+    procs = [
         subprocess.Popen(
-            [
-                sys.executable,
-                "manage.py",
-                "db_worker",
-                "--no-reload",
-                "--no-startup-delay",
-                "--interval",
-                "0.2",
-            ],
+            [sys.executable, "manage.py", "db_worker", "--no-reload", "--no-startup-delay"]
+            + ["--interval", "0.2", "--verbosity", "1"],
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,  # where the project's logging says "Starting worker"
+            text=True,
         )
         for _ in range(count)
     ]
+    for proc in procs:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if "Starting worker" in line:
+                break
+        # Keep reading what it logs, or a full pipe would stop it.
+        threading.Thread(target=proc.stdout.read, daemon=True).start()
+    return procs
 
 
 def stop_workers(procs: list[subprocess.Popen]) -> None:
