@@ -56,13 +56,8 @@ def start_run(
     baseline = approved_revision(draft)
     if baseline is not None and baseline.pk == revision.pk:
         baseline = None
-    run = ImpactRun(
-        draft=draft,
-        revision=revision,
-        baseline=baseline,
-        created_by=user,
-        defaulting=defaulting,
-    )
+    run = ImpactRun(draft=draft, revision=revision, created_by=user, defaulting=defaulting)
+    run.baseline = baseline
     run.dump.save("dump", _as_file(dump, "dump"), save=False)
     if namespaces:
         run.namespaces_dump.save("namespaces", _as_file(namespaces, "namespaces"), save=False)

@@ -2,19 +2,25 @@
 
 Django's Tasks API with django-tasks-db's database backend: tasks are rows, `manage.py db_worker`
 processes run them, any number of workers on any number of machines share a run (PostgreSQL), and
-nothing but the database is needed. A chunk task claims its chunk with a lease it renews; a worker
-that dies stops renewing, and `requeue_stale` gives the chunk to a new task. No database
-transaction is open while objects are evaluated: evaluation runs in the isolation pool
-(engine/isolation.py) with the per-object deadline of every evaluation and a budget per chunk.
+nothing but the database is needed. The reader queues each chunk's task as soon as it has written
+the chunk, so other workers evaluate while the dump is still being read. A chunk task claims its
+chunk with a lease; a worker that dies stops holding it, and `requeue_stale` gives the chunk to a
+new task. No database transaction is open while objects are evaluated: evaluation runs in the
+isolation pool (engine/isolation.py) with the per-object deadline of every evaluation and a budget
+per chunk.
+
+Namespaces: a dump may hold the Namespace objects after the objects in them. A chunk is evaluated
+with the namespaces read before it was written; the ones it needed and the reader had not met yet
+are its `stale` names. Once the whole dump is read, a chunk evaluated without a namespace the dump
+did hold is evaluated again (the reader's last transaction, or the chunk's own when it finishes
+later), so every row sees every Namespace object of the dump, wherever it stood.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -28,13 +34,30 @@ from policyeditor.editor.crds import draft_crds
 from policyeditor.engine import impact
 from policyeditor.engine.isolation import isolation_enabled, shared_pool
 from policyeditor.review.impact_queries import summarize
-from policyeditor.review.models import ImpactChunk, ImpactResult, ImpactRun, impact_storage
+from policyeditor.review.impact_store import (
+    ChunkFile,
+    chunk_dir,
+    chunk_objects,
+    insert_results,
+    object_at,
+    read_chunk,
+    result_values,
+    write_chunk,
+)
+from policyeditor.review.models import ImpactChunk, ImpactResult, ImpactRun
+
+__all__ = ["chunk_dir", "chunk_objects", "object_at", "prepare_run", "requeue_stale", "run_chunk"]
 
 logger = logging.getLogger(__name__)
 
-CHUNK = (
-    1000  # objects per chunk task: a few seconds of work, so progress moves and leases stay short
-)
+# Objects per chunk task: well under a second of work for a simple policy, so progress moves and
+# leases stay short, while a chunk's fixed costs (claiming it, loading the revision, the task
+# queue's own rows) stay a small share of it.
+CHUNK = 2000
+# Objects per call to an isolated worker: the call's pickling and the run's cancel check are paid
+# per batch. A batch that misses its deadline (object deadline + 0.05 s per object) is replayed
+# object by object, so bigger batches only make a runaway object a little slower to single out.
+BATCH = 500
 MAX_ATTEMPTS = 3  # a chunk whose worker died this often is recorded as errors
 
 
@@ -48,63 +71,83 @@ def budget_seconds() -> float:
     return float(getattr(settings, "POLICYEDITOR_IMPACT_CHUNK_BUDGET_SECONDS", 240))
 
 
-def chunk_dir(run_id: int) -> Path:
-    """The folder of a run's chunk files (JSON lines, written once by prepare_run)."""
-    return Path(impact_storage().path(f"chunks/run-{run_id}"))
+LIVE = (ImpactRun.State.READING, ImpactRun.State.RUNNING)
 
 
 def _fail(run_id: int, message: str) -> None:
     ImpactRun.objects.filter(pk=run_id).exclude(state=ImpactRun.State.CANCELLED).update(
         state=ImpactRun.State.FAILED, error=message, finished=timezone.now()
     )
+    # Chunks queued while the dump was read stop at their claim; what they stored goes.
+    ImpactResult.objects.filter(run_id=run_id).delete()
     shutil.rmtree(chunk_dir(run_id), ignore_errors=True)
 
 
-def _read(run: ImpactRun, chunks: list[ImpactChunk]) -> dict[str, Any]:
-    """Stream the dump once into chunk files; the namespaces it holds and uses."""
-    folder = chunk_dir(run.pk)
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    namespaces: dict[str, dict[str, Any]] = {}
-    used: set[str] = set()
-    if run.namespaces_dump:
-        with run.namespaces_dump.open("rb") as handle:
-            for obj in impact.iter_objects(impact.open_dump(handle)):
-                namespaces.update(impact.namespaces_of([obj]))
-    position = 0
-    out = None
-    try:
-        with run.dump.open("rb") as handle:
-            for obj in impact.iter_objects(impact.open_dump(handle)):
-                if position % CHUNK == 0:
-                    if out is not None:
-                        out.close()
-                        _renew_read_lease(run.pk)
-                    index = position // CHUNK
-                    out = open(folder / f"{index}.jsonl", "w", encoding="utf-8")  # noqa: SIM115
-                    chunks.append(ImpactChunk(run=run, index=index, start=position, count=0))
-                assert out is not None
-                out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
-                chunks[-1].count += 1
-                position += 1
-                namespaces.update(impact.namespaces_of([obj]))
-                namespace = impact.identity(obj)["namespace"]
-                if namespace:
-                    used.add(namespace)
-    finally:
-        if out is not None:
-            out.close()
-    return {"namespaces": namespaces, "missing": sorted(used - set(namespaces)), "total": position}
+class _Stopped(Exception):
+    """The run stopped being this reader's while it read."""
 
 
-def _renew_read_lease(run_id: int) -> None:
-    lease = timezone.now() + timedelta(seconds=lease_seconds())
-    ImpactRun.objects.filter(pk=run_id, state=ImpactRun.State.READING).update(read_lease=lease)
+class _Reader:
+    """Streams the dump once into chunk files, queueing each chunk's task as soon as it is written."""
+
+    def __init__(self, run: ImpactRun) -> None:
+        self.run = run
+        self.namespaces: dict[str, dict[str, Any]] = {}
+        self.used: set[str] = set()
+        self.stale: dict[int, set[str]] = {}  # per chunk index: namespaces unknown when written
+        self.existing = set(ImpactChunk.objects.filter(run=run).values_list("index", flat=True))
+        self.total = 0
+
+    def read(self) -> None:
+        if self.run.namespaces_dump:
+            with self.run.namespaces_dump.open("rb") as handle:
+                for obj in impact.iter_objects(impact.open_dump(handle)):
+                    self.namespaces.update(impact.namespaces_of([obj]))
+        batches: list[impact.Packed] = []
+        batch: list[dict[str, Any]] = []
+        size = min(BATCH, CHUNK)
+        with self.run.dump.open("rb") as handle:
+            for obj in impact.iter_objects(impact.open_dump(handle)):
+                if obj.get("kind") == "Namespace":
+                    self.namespaces.update(impact.namespaces_of([obj]))
+                batch.append(obj)
+                self.total += 1
+                if len(batch) >= size:
+                    batches.append(impact.pack(batch))
+                    batch = []
+                    if sum(packed[1] for packed in batches) >= CHUNK:
+                        self._flush(batches)
+                        batches = []
+        if batch:
+            batches.append(impact.pack(batch))
+        if batches:
+            self._flush(batches)
+
+    def _flush(self, batches: list[impact.Packed]) -> None:
+        index = len(self.stale)
+        count = sum(packed[1] for packed in batches)
+        names = {name for packed in batches for name in packed[0]}
+        self.used |= names
+        known = {name: self.namespaces[name] for name in sorted(names) if name in self.namespaces}
+        self.stale[index] = names - known.keys()
+        if index in self.existing:  # read again after the first reader died: already queued
+            return
+        write_chunk(self.run.pk, index, ChunkFile(batches, known, sorted(self.stale[index])))
+        lease = timezone.now() + timedelta(seconds=lease_seconds())
+        with transaction.atomic():
+            chunk = ImpactChunk.objects.create(
+                run=self.run, index=index, start=self.total - count, count=count
+            )
+            if not ImpactRun.objects.filter(pk=self.run.pk, state=ImpactRun.State.READING).update(
+                read_lease=lease, total=self.total
+            ):
+                raise _Stopped  # cancelled (or taken by another reader): stop reading
+            run_chunk.enqueue(chunk.pk)
 
 
 @task()
 def prepare_run(run_id: int) -> None:
-    """Read the run's dump into chunk files and queue one task per chunk."""
+    """Read the run's dump into chunk files, queueing one task per chunk as it goes."""
     now = timezone.now()
     claimed = (
         ImpactRun.objects.filter(pk=run_id)
@@ -116,10 +159,11 @@ def prepare_run(run_id: int) -> None:
     )
     if not claimed:
         return
-    run = ImpactRun.objects.get(pk=run_id)
-    chunks: list[ImpactChunk] = []
+    reader = _Reader(ImpactRun.objects.get(pk=run_id))
     try:
-        found = _read(run, chunks)
+        reader.read()
+    except _Stopped:
+        return
     except impact.DumpError as error:
         _fail(run_id, f"Cannot read the dump: {error}")
         return
@@ -127,25 +171,39 @@ def prepare_run(run_id: int) -> None:
         logger.exception("impact run %s: reading the dump failed", run_id)
         _fail(run_id, f"Cannot read the dump: {type(error).__name__}: {error}")
         return
-    if not found["total"]:
+    if not reader.total:
         _fail(run_id, "The dump holds no objects.")
         return
+    found = set(reader.namespaces)
     with transaction.atomic():
-        ImpactChunk.objects.bulk_create(chunks)
-        ImpactRun.objects.filter(pk=run_id, state=ImpactRun.State.READING).update(
+        # The run's row first: a chunk finishing now waits for this transaction (see _store).
+        if not ImpactRun.objects.filter(pk=run_id, state=ImpactRun.State.READING).update(
             state=ImpactRun.State.RUNNING,
-            total=found["total"],
-            namespaces=found["namespaces"],
-            missing_namespaces=found["missing"][:1000],
+            total=reader.total,
+            namespaces=reader.namespaces,
+            missing_namespaces=sorted(reader.used - found)[:1000],
+        ):
+            return  # cancelled meanwhile
+        redo = [index for index, names in reader.stale.items() if names & found]
+        done = ImpactChunk.objects.filter(
+            run_id=run_id, index__in=redo, state=ImpactChunk.State.DONE
         )
-    for chunk in ImpactChunk.objects.filter(run_id=run_id).only("pk"):
-        run_chunk.enqueue(chunk.pk)
+        for chunk_id, count in done.values_list("pk", "count"):
+            _redo(run_id, chunk_id, count)
+    _finish_if_done(run_id)
+
+
+def _redo(run_id: int, chunk_id: int, count: int) -> None:
+    """Queue a finished chunk again (inside the caller's transaction): it missed a namespace."""
+    ImpactChunk.objects.filter(pk=chunk_id).update(state=ImpactChunk.State.PENDING, attempts=0)
+    ImpactRun.objects.filter(pk=run_id).update(position=F("position") - count)
+    run_chunk.enqueue(chunk_id)
 
 
 def _claim(chunk_id: int) -> bool:
     now = timezone.now()
     return bool(
-        ImpactChunk.objects.filter(pk=chunk_id, run__state=ImpactRun.State.RUNNING)
+        ImpactChunk.objects.filter(pk=chunk_id, run__state__in=LIVE)
         .filter(
             Q(state=ImpactChunk.State.PENDING)
             | Q(state=ImpactChunk.State.RUNNING, lease_until__lt=now)
@@ -158,62 +216,46 @@ def _claim(chunk_id: int) -> bool:
     )
 
 
-def _result(run_id: int, position: int, row: dict[str, Any]) -> ImpactResult:
-    create, update = row["CREATE"], row["UPDATE"]
-    return ImpactResult(
-        run_id=run_id,
-        position=position,
-        api_version=row["apiVersion"][:253],
-        kind=row["kind"][:253],
-        namespace=row["namespace"][:253],
-        name=row["name"][:253],
-        create_result=create["result"],
-        update_result=update["result"],
-        create_before=row.get("CREATE_before", {}).get("result", ""),
-        update_before=row.get("UPDATE_before", {}).get("result", ""),
-        create_mutated=create["mutated"],
-        update_mutated=update["mutated"],
-        annotations=create["audit"] + update["audit"],
-        changed=impact.changed(row),
-        create_message=create["message"],
-        update_message=update["message"],
-    )
+def _namespaces(run_id: int, chunk: ChunkFile) -> tuple[dict[str, dict[str, Any]], bool]:
+    """The Namespace objects to evaluate a chunk with; True when they are the dump's final ones."""
+    state, final = ImpactRun.objects.filter(pk=run_id).values_list("state", "namespaces").get()
+    if state == ImpactRun.State.READING:
+        return chunk.namespaces, False
+    found = {name: final[name] for name in chunk.stale if name in final}
+    return {**chunk.namespaces, **found}, True
 
 
-def chunk_objects(run_id: int, index: int) -> list[dict[str, Any]]:
-    """The objects of one chunk, as read from the dump."""
-    with open(chunk_dir(run_id) / f"{index}.jsonl", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
-
-
-def _evaluate(run: ImpactRun, chunk: ImpactChunk) -> list[dict[str, Any]] | None:
+def _evaluate(run: ImpactRun, chunk: ImpactChunk, data: ChunkFile) -> list[dict[str, Any]] | None:
     """The chunk's rows; None when the run was cancelled meanwhile."""
-    objects = chunk_objects(run.pk, chunk.index)
     if chunk.attempts > MAX_ATTEMPTS:
         job = impact.Job([], "", run.baseline.documents if run.baseline else None)
         message = f"the worker evaluating these objects stopped {MAX_ATTEMPTS} times"
-        return [impact.failed_row(obj, job, message) for obj in objects]
+        return [
+            impact.failed_row(obj, job, message)
+            for batch in data.batches
+            for obj in impact.unpack(batch)
+        ]
     job = impact.Job(
         run.revision.documents,
         run.revision.kubernetes_version,
         run.baseline.documents if run.baseline else None,
         run.baseline.kubernetes_version if run.baseline else None,
         run.defaulting,
-        run.namespaces,
+        data.namespaces,
         draft_crds(run.draft),
     )
     rows = []
-    for row in impact.evaluate_stream(
+    for row in impact.evaluate_packed_stream(
         job,
-        objects,
+        data.batches,
         pool=shared_pool() if isolation_enabled() else None,
         object_seconds=deadline_for(run.revision.documents),
         budget_seconds=budget_seconds(),
     ):
         rows.append(row)
-        if len(rows) % impact.BATCH == 0:
+        if len(rows) % BATCH == 0:
             state = ImpactRun.objects.filter(pk=run.pk).values_list("state", flat=True).first()
-            if state != ImpactRun.State.RUNNING:
+            if state not in LIVE:
                 return None
     return rows
 
@@ -225,26 +267,52 @@ def run_chunk(chunk_id: int) -> None:
         return
     chunk = ImpactChunk.objects.get(pk=chunk_id)
     run = ImpactRun.objects.select_related("revision", "baseline").get(pk=chunk.run_id)
-    rows = _evaluate(run, chunk)
+    try:
+        data = read_chunk(run.pk, chunk.index)
+    except (OSError, ValueError, EOFError, KeyError, TypeError) as error:
+        # Gone, damaged, or written by a version before chunk files held packed objects: no
+        # retry can read it, so the run stops with the reason instead of waiting for ever.
+        _fail(
+            run.pk,
+            f"Cannot read the objects of chunk {chunk.index} ({error}). Start the run again.",
+        )
+        return
+    data.namespaces, final = _namespaces(run.pk, data)
+    rows = _evaluate(run, chunk, data)
     if rows is None:
         return
-    results = [_result(run.pk, chunk.start + i, row) for i, row in enumerate(rows)]
-    with transaction.atomic():
-        # A retried chunk replaces what an earlier attempt may have written.
-        ImpactResult.objects.filter(
-            run_id=run.pk, position__gte=chunk.start, position__lt=chunk.start + chunk.count
-        ).delete()
-        ImpactResult.objects.bulk_create(results, batch_size=250)
-        done = ImpactChunk.objects.filter(pk=chunk_id).exclude(state=ImpactChunk.State.DONE)
-        if done.update(state=ImpactChunk.State.DONE):
-            ImpactRun.objects.filter(pk=run.pk).update(position=F("position") + len(results))
+    values = [result_values(run.pk, chunk.start + i, row) for i, row in enumerate(rows)]
+    _store(run.pk, chunk, values, [] if final else data.stale)
     _finish_if_done(run.pk)
     requeue_stale(run.pk)
+
+
+def _store(run_id: int, chunk: ImpactChunk, values: list[Any], stale: list[str]) -> None:
+    """Write a chunk's rows in one short transaction; queue it again if it missed a namespace."""
+    with transaction.atomic():
+        # The run's row first (locked until the end of the transaction, as the reader's last
+        # transaction locks it first): the state read here cannot change before this commits.
+        run = ImpactRun.objects.select_for_update().filter(pk=run_id)
+        state, namespaces = run.values_list("state", "namespaces").get()
+        # A retried chunk replaces what an earlier attempt may have written.
+        ImpactResult.objects.filter(
+            run_id=run_id, position__gte=chunk.start, position__lt=chunk.start + chunk.count
+        ).delete()
+        insert_results(values)
+        done = ImpactChunk.objects.filter(pk=chunk.pk).exclude(state=ImpactChunk.State.DONE)
+        if not done.update(state=ImpactChunk.State.DONE):
+            return
+        ImpactRun.objects.filter(pk=run_id).update(position=F("position") + len(values))
+        # Read to the end after this chunk started: a namespace it lacked may have turned up.
+        if state == ImpactRun.State.RUNNING and set(stale) & set(namespaces):
+            _redo(run_id, chunk.pk, len(values))
 
 
 def _finish_if_done(run_id: int) -> None:
     if ImpactChunk.objects.filter(run_id=run_id).exclude(state=ImpactChunk.State.DONE).exists():
         return
+    if not ImpactRun.objects.filter(pk=run_id, state=ImpactRun.State.RUNNING).exists():
+        return  # still reading (more chunks to come), or stopped
     run = ImpactRun.objects.get(pk=run_id)
     ImpactRun.objects.filter(pk=run_id, state=ImpactRun.State.RUNNING).update(
         state=ImpactRun.State.DONE, summary=summarize(run), finished=timezone.now()
@@ -253,23 +321,23 @@ def _finish_if_done(run_id: int) -> None:
 
 
 def requeue_stale(run_id: int) -> int:
-    """Queue a new task for each chunk of a running run whose lease ran out (its worker died).
+    """Queue a new task for each chunk of a live run whose lease ran out (its worker died).
 
     A run whose reader died while reading the dump is read again by a new task.
     """
     now = timezone.now()
+    count = 0
     if ImpactRun.objects.filter(
         pk=run_id, state=ImpactRun.State.READING, read_lease__lt=now
     ).exists():
         prepare_run.enqueue(run_id)
-        return 1
+        count += 1
     stale = ImpactChunk.objects.filter(
         run_id=run_id,
-        run__state=ImpactRun.State.RUNNING,
+        run__state__in=LIVE,
         state=ImpactChunk.State.RUNNING,
         lease_until__lt=now,
     ).values_list("pk", flat=True)
-    count = 0
     for chunk_id in stale:
         run_chunk.enqueue(chunk_id)
         count += 1

@@ -1,11 +1,13 @@
-"""Running queued tasks in the test's process, as `manage.py db_worker --batch` would."""
+"""Running queued tasks in the test's process, as `manage.py db_worker --batch` would, or in workers."""
 
 from __future__ import annotations
 
 import signal
 from unittest import mock
+from urllib.parse import quote
 
 from django.core.management import call_command
+from django.db import connection
 from django_tasks_db.management.commands import db_worker
 from django_tasks_db.models import DBTaskResult
 
@@ -24,3 +26,19 @@ def work() -> None:
             signal.signal(sig, handler)
     failed = list(DBTaskResult.objects.failed().values_list("traceback", flat=True))
     assert failed == [], failed[0]
+
+
+def test_database_url() -> str:
+    """The URL of the test database this test writes to, for worker subprocesses."""
+    settings_dict = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{settings_dict['NAME']}"
+    user = quote(settings_dict.get("USER") or "", safe="")
+    password = quote(settings_dict.get("PASSWORD") or "", safe="")
+    auth = f"{user}:{password}@" if password else f"{user}@" if user else ""
+    host = quote(settings_dict.get("HOST") or "", safe="")
+    port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
+    return f"postgres://{auth}{host}{port}/{settings_dict['NAME']}"
+
+
+test_database_url.__test__ = False  # a helper, not a test, although its name starts with test

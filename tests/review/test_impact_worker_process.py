@@ -7,11 +7,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings as django_settings
-from django.db import connection
 from django.urls import reverse
 
 from policyeditor.editor.services import save_draft
@@ -19,22 +17,10 @@ from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import impact_runs, workflow
 from policyeditor.review.models import ImpactRun
 from tests.engine.impact.helpers import deployment, looping_policy
+from tests.review.impact_worker import test_database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _test_database_url() -> str:
-    """The URL of the test database this test writes to, for the worker subprocess."""
-    settings_dict = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{settings_dict['NAME']}"
-    user = quote(settings_dict.get("USER") or "", safe="")
-    password = quote(settings_dict.get("PASSWORD") or "", safe="")
-    auth = f"{user}:{password}@" if password else f"{user}@" if user else ""
-    host = quote(settings_dict.get("HOST") or "", safe="")
-    port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
-    return f"postgres://{auth}{host}{port}/{settings_dict['NAME']}"
 
 
 def test_objects_a_policy_loops_on_are_errors_the_run_finishes_and_pages_are_served_meanwhile(
@@ -50,7 +36,7 @@ def test_objects_a_policy_loops_on_are_errors_the_run_finishes_and_pages_are_ser
     run = impact_runs.start_run(alice, draft, workflow.latest_revision(draft), dump)
     env = {
         **os.environ,
-        "DATABASE_URL": _test_database_url(),
+        "DATABASE_URL": test_database_url(),
         "POLICYEDITOR_IMPACT_DIR": settings.POLICYEDITOR_IMPACT_DIR,
         "DEBUG": "1",
         "PYTHONPATH": str(ROOT),

@@ -136,58 +136,106 @@ def _where(event: Any) -> str:
 
 
 def _json_events(stream: io.BufferedReader) -> Iterator[tuple[str, Any]]:
-    """ijson's basic events, scalars folded into one kind."""
-    try:
-        for event, value in ijson.basic_parse(stream, use_float=True, multiple_values=True):
-            if event in ("start_map", "end_map", "start_array", "end_array", "map_key"):
-                yield event, value
-            else:
-                yield "scalar", value
-    except ijson.JSONError as error:
-        raise DumpError(f"invalid JSON: {error}") from None
-    except UnicodeDecodeError as error:
-        raise DumpError(f"the dump is not UTF-8 text: {error}") from None
+    """ijson's basic events straight from its C parser (iter_objects turns its errors into ours).
+
+    No generator of ours in between: a Deployment is some 70 events, and a Python layer per event
+    costs as much as the parsing itself.
+    """
+    events: Iterator[tuple[str, Any]] = ijson.basic_parse(
+        stream, use_float=True, multiple_values=True
+    )
+    return events
 
 
-def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> Any:
-    """One whole value from its first event on, without recursion, within the node limits."""
-    if event == "scalar":
-        return value
-    if event not in ("start_map", "start_array"):
+# ijson's scalar events, and the one _yaml_events gives every scalar.
+_SCALARS = frozenset({"scalar", "null", "boolean", "integer", "double", "number", "string"})
+_INF = float("inf")
+
+
+def _odd(value: Any) -> bool:
+    """Whether a scalar might be one JSON cannot store (then unstorable() looks for it)."""
+    kind = value.__class__
+    if kind is str:
+        return not value.isascii()  # a lone surrogate (JSON "\ud800") is not ASCII
+    if kind is float:
+        return bool(value != value or value == _INF or value == -_INF)
+    return not (kind is int or kind is bool or value is None)
+
+
+def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[Any, bool]:
+    """One whole value from its first event on, without recursion, within the node limits.
+
+    Also whether it holds a value that might not be storable as JSON (checked by the caller).
+    """
+    if event in _SCALARS:
+        return value, _odd(value)
+    if event == "start_map":
+        root: Any = {}
+    elif event == "start_array":
+        root = []
+    else:
         raise DumpError("the dump ends in the middle of an object")
-    root: Any = {} if event == "start_map" else []
-    stack: list[Any] = [root]
-    pending_key: list[str | None] = [None]
-    nodes = 1
+    # The containers above `top`, each with the key `top` sits at in it.
+    parents: list[tuple[Any, Any]] = []
+    top, key, nodes, odd = root, None, 1, False
+    depth_limit = MAX_DEPTH - 1
     for event, value in events:
-        top = stack[-1]
         if event == "map_key":
-            pending_key[-1] = value
+            key = value
+            if not value.isascii():
+                odd = True
             continue
-        if event in ("end_map", "end_array"):
-            stack.pop()
-            pending_key.pop()
-            if not stack:
-                return root
+        if event == "end_map" or event == "end_array":
+            if not parents:
+                return root, odd
+            top, key = parents.pop()
             continue
         nodes += 1
         if nodes > MAX_OBJECT_NODES:
             raise DumpError(f"an object of the dump has more than {MAX_OBJECT_NODES} values")
-        child = value if event == "scalar" else {} if event == "start_map" else []
-        if isinstance(top, dict):
-            top[pending_key[-1]] = child
+        if event == "start_map" or event == "start_array":
+            if key == "managedFields" and len(parents) == 1 and parents[0][1] == "metadata":
+                _skip(events)  # dropped anyway, and often half of what kubectl prints
+                nodes -= 1
+                continue
+            child: Any = {} if event == "start_map" else []
+        else:
+            if not odd and _odd(value):
+                odd = True
+            if top.__class__ is dict:
+                top[key] = value
+            else:
+                top.append(value)
+            continue
+        if top.__class__ is dict:
+            top[key] = child
         else:
             top.append(child)
-        if event != "scalar":
-            if len(stack) >= MAX_DEPTH:
-                raise DumpError(f"an object of the dump is nested deeper than {MAX_DEPTH} levels")
-            stack.append(child)
-            pending_key.append(None)
+        if len(parents) >= depth_limit:
+            raise DumpError(f"an object of the dump is nested deeper than {MAX_DEPTH} levels")
+        parents.append((top, key))
+        top, key = child, None
     raise DumpError("the dump ends in the middle of an object (is it truncated?)")
 
 
-def _accept(value: Any, count: list[int]) -> Iterator[dict[str, Any]]:
-    """The objects of one item: itself, or a nested List's items; checked and cleaned."""
+def _skip(events: Iterator[tuple[str, Any]]) -> None:
+    """Read past the rest of a mapping or list whose start was just read, building nothing."""
+    depth = 1
+    for event, _ in events:
+        if event == "start_map" or event == "start_array":
+            depth += 1
+        elif event == "end_map" or event == "end_array":
+            depth -= 1
+            if not depth:
+                return
+    raise DumpError("the dump ends in the middle of an object (is it truncated?)")
+
+
+def _accept(value: Any, count: list[int], odd: bool = True) -> Iterator[dict[str, Any]]:
+    """The objects of one item: itself, or a nested List's items; checked and cleaned.
+
+    `odd` False says _build found no value JSON might not store: the full check is skipped.
+    """
     stack = [iter([value])]
     while stack:
         item = next(stack[-1], _MAP)
@@ -211,7 +259,7 @@ def _accept(value: Any, count: list[int]) -> Iterator[dict[str, Any]]:
             metadata.pop("managedFields", None)
         # NaN and infinities (YAML .nan/.inf, JSON 1e400), bytes, lone surrogates: a run stores
         # the objects as JSON, which cannot hold them.
-        problem = unstorable(item)
+        problem = unstorable(item) if odd else None
         if problem:
             raise DumpError(
                 f"object {count[0] + 1} of the dump holds a value JSON cannot store, at {problem}"
@@ -222,13 +270,25 @@ def _accept(value: Any, count: list[int]) -> Iterator[dict[str, Any]]:
         yield item
 
 
+def _items(
+    events: Iterator[tuple[str, Any]], count: list[int], what: str
+) -> Iterator[dict[str, Any]]:
+    """The objects of a list's elements, up to its end."""
+    for event, value in events:
+        if event == "end_array":
+            return
+        item, odd = _build(event, value, events)
+        yield from _accept(item, count, odd)
+    raise DumpError(f"the dump ends in the middle of a {what} (is it truncated?)")
+
+
 def _objects_of(events: Iterator[tuple[str, Any]]) -> Iterator[dict[str, Any]]:
     count = [0]
     for event, value in events:
         if event == "start_map":
             # A document: one object, or a List whose items stream out as they are read.
             head: dict[str, Any] = {}
-            streamed = False
+            streamed = odd = False
             for event, value in events:
                 if event == "end_map":
                     break
@@ -236,28 +296,19 @@ def _objects_of(events: Iterator[tuple[str, Any]]) -> Iterator[dict[str, Any]]:
                 event, value = next(events, ("eof", None))
                 if key == "items" and event == "start_array":
                     streamed = True
-                    for event, value in events:
-                        if event == "end_array":
-                            break
-                        yield from _accept(_build(event, value, events), count)
-                    else:
-                        raise DumpError("the dump ends in the middle of a List (is it truncated?)")
+                    yield from _items(events, count, "List")
                 else:
-                    head[key] = _build(event, value, events)
+                    head[key], odd_value = _build(event, value, events)
+                    odd = odd or odd_value or not key.isascii()
             else:
                 raise DumpError("the dump ends in the middle of an object (is it truncated?)")
             kind = head.get("kind")
             if streamed and not (isinstance(kind, str) and kind.endswith("List")):
                 raise DumpError(f"a document with items is not a List (kind {kind!r})")
             if not streamed:
-                yield from _accept(head, count)
+                yield from _accept(head, count, odd)
         elif event == "start_array":
-            for event, value in events:
-                if event == "end_array":
-                    break
-                yield from _accept(_build(event, value, events), count)
-            else:
-                raise DumpError("the dump ends in the middle of a list (is it truncated?)")
+            yield from _items(events, count, "list")
         elif value is not None:
             raise DumpError(f"expected Kubernetes objects, found {type(value).__name__}")
 
@@ -270,6 +321,10 @@ def iter_objects(stream: io.BufferedReader) -> Iterator[dict[str, Any]]:
         yield from _objects_of(events)
     except RecursionError:
         raise DumpError("the dump is nested too deeply") from None
+    except ijson.JSONError as error:
+        raise DumpError(f"invalid JSON: {error}") from None
+    except UnicodeDecodeError as error:
+        raise DumpError(f"the dump is not UTF-8 text: {error}") from None
     except (OSError, zlib.error) as error:  # gzip's own errors (a corrupt archive)
         raise DumpError(f"cannot read the dump: {error}") from None
     except EOFError:

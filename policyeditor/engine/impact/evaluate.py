@@ -1,7 +1,8 @@
 """Each object of a dump through admission on CREATE and UPDATE, in batches, in isolated workers.
 
 A batch of objects goes to one worker of the isolation pool (engine/isolation.py) in one call, so
-the pipe and pickling cost is paid per batch, not per object. A batch that misses its deadline (some
+the pipe and pickling cost is paid per batch, not per object; it travels packed (`pack`: marshal
+bytes, which pickle copies as they are) and only the worker decodes it. A batch that misses its deadline (some
 object makes a policy run away) is replayed object by object, each under the per-object deadline
 every other evaluation has: the runaway objects become `error` rows and the others their outcome.
 """
@@ -9,6 +10,7 @@ every other evaluation has: the runaway objects become `error` rows and the othe
 from __future__ import annotations
 
 import contextlib
+import marshal
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -26,8 +28,25 @@ BATCH = 100
 # cost with a baseline), so a batch whose objects are all legitimate never misses it.
 BATCH_SECONDS_PER_OBJECT = 0.05
 MESSAGE_CHARS = 500
+# marshal's format 4 (Python 3.4 on) holds dicts, lists, strings, numbers, booleans and None: what
+# a dump's objects are made of. Unlike pickle, loading it never runs code.
+MARSHAL_FORMAT = 4
 
 Row = dict[str, Any]
+# A batch as it travels: the namespaces its objects are in, how many there are, them packed.
+Packed = tuple[list[str], int, bytes]
+
+
+def pack(objects: list[dict[str, Any]]) -> Packed:
+    """A batch packed for a worker or a chunk file, with the namespaces its objects are in."""
+    names = sorted({identity(obj)["namespace"] for obj in objects} - {""})
+    return names, len(objects), marshal.dumps(objects, MARSHAL_FORMAT)
+
+
+def unpack(batch: Packed) -> list[dict[str, Any]]:
+    """The objects of a packed batch."""
+    objects: list[dict[str, Any]] = marshal.loads(batch[2])
+    return objects
 
 
 @dataclass
@@ -46,7 +65,10 @@ class Job:
 
     def for_objects(self, objects: list[dict[str, Any]]) -> Job:
         """This job with only the namespaces these objects are in (what a batch sends)."""
-        names = {identity(obj)["namespace"] for obj in objects}
+        return self.for_names({identity(obj)["namespace"] for obj in objects})
+
+    def for_names(self, names: Iterable[str]) -> Job:
+        """This job with only these namespaces."""
         wanted = {name: self.namespaces[name] for name in names if name in self.namespaces}
         return Job(
             self.documents,
@@ -124,6 +146,11 @@ def evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
         return _evaluate_batch(job, objects)
 
 
+def evaluate_packed(job: Job, batch: Packed) -> list[Row]:
+    """evaluate_batch on a packed batch: what an isolated worker runs (it decodes the objects)."""
+    return evaluate_batch(job, unpack(batch))
+
+
 def _evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
     # An identical baseline gives identical outcomes: do not evaluate everything twice.
     same = job.baseline == job.documents and (job.baseline_version or job.version) == job.version
@@ -167,19 +194,19 @@ def failed_row(obj: dict[str, Any], job: Job, message: str) -> Row:
 
 @dataclass
 class _Batch:
-    objects: list[dict[str, Any]]
+    packed: Packed
     pending: Pending | None
 
 
-def _batches(objects: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+def _batches(objects: Iterable[dict[str, Any]], size: int) -> Iterator[Packed]:
     batch: list[dict[str, Any]] = []
     for obj in objects:
         batch.append(obj)
         if len(batch) >= size:
-            yield batch
+            yield pack(batch)
             batch = []
     if batch:
-        yield batch
+        yield pack(batch)
 
 
 def evaluate_stream(
@@ -197,33 +224,54 @@ def evaluate_stream(
     An object that runs past `object_seconds` becomes an `error` row; once `budget_seconds` have
     passed, every remaining object does too (a chunk cannot hold its worker for ever).
     """
+    return evaluate_packed_stream(
+        job,
+        _batches(objects, batch),
+        pool=pool,
+        parallel=parallel,
+        object_seconds=object_seconds,
+        budget_seconds=budget_seconds,
+    )
+
+
+def evaluate_packed_stream(
+    job: Job,
+    batches: Iterable[Packed],
+    *,
+    pool: WorkerPool | None,
+    parallel: int = 1,
+    object_seconds: float = DEFAULT_TIMEOUT,
+    budget_seconds: float | None = None,
+) -> Iterator[Row]:
+    """evaluate_stream on batches already packed (a chunk file's): only the workers decode them."""
     start = time.monotonic()
     in_flight: deque[_Batch] = deque()
 
     def over_budget() -> bool:
         return budget_seconds is not None and time.monotonic() - start > budget_seconds
 
-    def send(objs: list[dict[str, Any]]) -> _Batch:
+    def send(packed: Packed) -> _Batch:
         if pool is None or over_budget():
-            return _Batch(objs, None)
-        deadline = object_seconds + BATCH_SECONDS_PER_OBJECT * len(objs)
+            return _Batch(packed, None)
+        deadline = object_seconds + BATCH_SECONDS_PER_OBJECT * packed[1]
         try:
             return _Batch(
-                objs, pool.submit(evaluate_batch, job.for_objects(objs), objs, timeout=deadline)
+                packed,
+                pool.submit(evaluate_packed, job.for_names(packed[0]), packed, timeout=deadline),
             )
         except IsolationError:
-            return _Batch(objs, None)  # replayed one by one when collected
+            return _Batch(packed, None)  # replayed one by one when collected
 
     def collect(item: _Batch) -> list[Row]:
         if pool is None:
-            return evaluate_batch(job.for_objects(item.objects), item.objects)
+            return evaluate_batch(job.for_names(item.packed[0]), unpack(item.packed))
         if item.pending is not None:
             try:
                 rows: list[Row] = item.pending.result()
                 return rows
             except IsolationError:
                 pass  # some object ran away: find which, one by one
-        return [single(obj) for obj in item.objects]
+        return [single(obj) for obj in unpack(item.packed)]
 
     def single(obj: dict[str, Any]) -> Row:
         assert pool is not None
@@ -240,8 +288,8 @@ def evaluate_stream(
             return failed_row(obj, job, error.message)
 
     try:
-        for objs in _batches(objects, batch):
-            in_flight.append(send(objs))
+        for packed in batches:
+            in_flight.append(send(packed))
             if len(in_flight) >= max(1, parallel):
                 yield from collect(in_flight.popleft())
         while in_flight:

@@ -19,7 +19,7 @@ from policyeditor.editor.views.editing import TRY_OBJECT_SESSION_KEY
 from policyeditor.engine import impact
 from policyeditor.review import impact_runs
 from policyeditor.review.impact_report import report_lines
-from policyeditor.review.impact_tasks import CHUNK, chunk_objects
+from policyeditor.review.impact_tasks import object_at
 from policyeditor.review.models import ImpactRun
 from policyeditor.review.views.common import draft_and_revision, forbidden
 from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_revision
@@ -131,8 +131,8 @@ def impact_try(request: HtmxHttpRequest, pk: int, run_id: int, position: int) ->
     """Open the editor's Try it with one object of the run's dump prefilled."""
     run = _run_for(request, pk, run_id)
     try:
-        obj = chunk_objects(run.pk, position // CHUNK)[position % CHUNK]
-    except (OSError, IndexError, ValueError):
+        obj = object_at(run.pk, position)
+    except (OSError, LookupError, ValueError, EOFError, TypeError):
         messages.error(request, "The objects of this run are no longer kept.")
         return redirect(run)
     request.session[f"{TRY_OBJECT_SESSION_KEY}:{run.draft_id}"] = obj

@@ -137,3 +137,33 @@ def test_objects_stream_out_before_the_end_of_a_list_is_read():
     assert next(objects)["metadata"]["name"] == "a"
     with pytest.raises(DumpError):
         list(objects)
+
+
+def test_a_value_json_cannot_store_deep_in_a_list_item_is_refused():
+    with pytest.raises(DumpError, match=r"cannot store, at n\[1\]: unsupported value nan"):
+        read("kind: List\nitems:\n- {apiVersion: v1, kind: Pod, n: [1, .nan]}\n")
+
+
+def test_non_ascii_text_that_json_can_store_is_kept():
+    (obj,) = read('{"apiVersion": "v1", "kind": "ConfigMap", "data": {"é": "日本"}}')
+    assert obj["data"] == {"é": "日本"}
+
+
+def test_an_object_nested_past_the_depth_limit_is_refused():
+    deep = "[" * 150 + "]" * 150
+    with pytest.raises(DumpError, match="nested deeper than 100 levels"):
+        read('{"apiVersion": "v1", "kind": "ConfigMap", "data": ' + deep + "}")
+
+
+def test_managed_fields_are_skipped_unbuilt_so_their_size_does_not_count_against_the_limits(
+    monkeypatch,
+):
+    monkeypatch.setattr(dump_module, "MAX_OBJECT_NODES", 20)
+    heavy = deployment("a", 1)
+    heavy["metadata"]["managedFields"] = [{"fieldsV1": {f"f:{i}": {}}} for i in range(50)]
+    first, second = read(kubectl_json([heavy, deployment("b", 2)]))
+    assert first["metadata"] == {"name": "a", "namespace": "default"}
+    assert second["metadata"]["name"] == "b"
+    truncated = kubectl_json([heavy]).split(b'"f:10"')[0]
+    with pytest.raises(DumpError, match="truncated|premature EOF"):
+        read(truncated)

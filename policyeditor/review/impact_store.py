@@ -1,0 +1,133 @@
+"""Where an impact run's pieces live: chunk files of packed objects, and result rows inserted in bulk.
+
+A chunk file holds a chunk's objects already read, cleaned and packed in batches (engine/impact's
+`pack`: marshal, which loads in a few microseconds per object and never runs code), with the
+Namespace objects its objects need as far as the reader knew them when it wrote the file, and the
+namespaces it did not know yet (`stale`). A chunk task sends the packed batches to the isolated
+workers as they are: only the workers decode the objects.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.db import connection
+
+from policyeditor.engine import impact
+from policyeditor.engine.impact.evaluate import MARSHAL_FORMAT
+from policyeditor.review.models import ImpactChunk, ImpactResult, impact_storage
+
+# ImpactResult's columns as a chunk inserts them, in the order `result_values` gives.
+RESULT_FIELDS = (
+    "run",
+    "position",
+    "api_version",
+    "kind",
+    "namespace",
+    "name",
+    "create_result",
+    "update_result",
+    "create_before",
+    "update_before",
+    "create_mutated",
+    "update_mutated",
+    "annotations",
+    "changed",
+    "create_message",
+    "update_message",
+)
+
+
+@dataclass
+class ChunkFile:
+    """What a chunk file holds."""
+
+    batches: list[impact.Packed]
+    namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    stale: list[str] = field(default_factory=list)
+
+
+def chunk_dir(run_id: int) -> Path:
+    """The folder of a run's chunk files (written once each by prepare_run)."""
+    return Path(impact_storage().path(f"chunks/run-{run_id}"))
+
+
+def chunk_path(run_id: int, index: int) -> Path:
+    """The file of one chunk."""
+    return chunk_dir(run_id) / f"{index}.chunk"
+
+
+def write_chunk(run_id: int, index: int, chunk: ChunkFile) -> None:
+    """Write a chunk file whole or not at all (a reader that dies leaves no half file behind)."""
+    path = chunk_path(run_id, index)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"batches": chunk.batches, "namespaces": chunk.namespaces, "stale": chunk.stale}
+    partial = path.with_suffix(".partial")
+    with open(partial, "wb") as out:
+        marshal.dump(data, out, MARSHAL_FORMAT)
+    os.replace(partial, path)
+
+
+def read_chunk(run_id: int, index: int) -> ChunkFile:
+    """A chunk file as written; the objects stay packed."""
+    with open(chunk_path(run_id, index), "rb") as handle:
+        data = marshal.load(handle)
+    return ChunkFile([tuple(batch) for batch in data["batches"]], data["namespaces"], data["stale"])
+
+
+def chunk_objects(run_id: int, index: int) -> list[dict[str, Any]]:
+    """The objects of one chunk, as read from the dump."""
+    return [obj for batch in read_chunk(run_id, index).batches for obj in impact.unpack(batch)]
+
+
+def object_at(run_id: int, position: int) -> dict[str, Any]:
+    """The object at this place of the run's dump; LookupError when the run holds none there."""
+    chunk = (
+        ImpactChunk.objects.filter(run_id=run_id, start__lte=position)
+        .order_by("-start")
+        .values_list("index", "start", "count")
+        .first()
+    )
+    if chunk is None or position >= chunk[1] + chunk[2]:
+        raise LookupError(position)
+    return chunk_objects(run_id, chunk[0])[position - chunk[1]]
+
+
+def result_values(run_id: int, position: int, row: dict[str, Any]) -> tuple[Any, ...]:
+    """One object's row as the values of RESULT_FIELDS."""
+    create, update = row["CREATE"], row["UPDATE"]
+    return (
+        run_id,
+        position,
+        row["apiVersion"][:253],
+        row["kind"][:253],
+        row["namespace"][:253],
+        row["name"][:253],
+        create["result"],
+        update["result"],
+        row.get("CREATE_before", {}).get("result", ""),
+        row.get("UPDATE_before", {}).get("result", ""),
+        create["mutated"],
+        update["mutated"],
+        create["audit"] + update["audit"],
+        impact.changed(row),
+        create["message"],
+        update["message"],
+    )
+
+
+def insert_results(values: list[tuple[Any, ...]]) -> None:
+    """Insert result rows in one executemany: a thousand model instances and bulk_create's
+    per-field SQL compilation cost a chunk more than evaluating its objects."""
+    meta = ImpactResult._meta
+    quote = connection.ops.quote_name
+    by_name = {field.name: str(field.column) for field in meta.concrete_fields}
+    columns = ", ".join(quote(by_name[name]) for name in RESULT_FIELDS)
+    placeholders = ", ".join(["%s"] * len(RESULT_FIELDS))
+    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders})"  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, values)
