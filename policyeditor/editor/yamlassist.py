@@ -42,9 +42,12 @@ def readable(text: str) -> bool:
 
 def diagnostics(report: live.Report, text: str) -> list[dict[str, Any]]:
     """The live report's issues placed at their field's 1-based line and column in `text`."""
-    positions = field_positions(text, source="YAML") if text else []
+    issues = [*report.errors, *report.warnings]
+    # Placing needs the text composed with exact positions (pure Python): only when there is
+    # something to place.
+    positions = field_positions(text, source="YAML") if text and issues else []
     found = []
-    for issue in [*report.errors, *report.warnings]:
+    for issue in issues:
         where = locate(positions, issue.doc_index, issue.path) if issue.doc_index >= 0 else None
         line, column = where or (1, 1)
         found.append(

@@ -136,18 +136,18 @@ def _live_context(
     base: str = "",
     user: Any = None,
 ) -> dict:
-    comments = field_comments(draft, user) if user is not None else []
-    for comment in comments:
-        comment.target = parsed.target_for(comment.doc_index, comment.path)
     with draft_layer(draft) as crds:
         report = start_validation(parsed, version, static, crds)
         try:
-            # Rendered while a worker validates: the preview's YAML costs as much as the check.
+            # Done while a worker validates: the preview's YAML costs as much as the check.
             # It is the YAML as written, changed only where the form changed it.
             yaml = update_source(base or draft.source, parsed.documents)
             gvk = "/".join(matched_gvk(parsed.documents, version))
+            comments = field_comments(draft, user) if user is not None else []
         finally:
             validated = report()  # always collected: it gives the worker back to the pool
+    for comment in comments:
+        comment.target = parsed.target_for(comment.doc_index, comment.path)
     return {
         "yaml_diagnostics": json.dumps(diagnostics(validated, yaml)),
         "draft": draft,
