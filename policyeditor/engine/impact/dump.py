@@ -2,9 +2,10 @@
 
 A dump is what `kubectl get ... -A -o yaml|json` prints (one `List` whose `items` are the objects),
 multi-document YAML, a JSON array or concatenated JSON values, optionally gzipped. The reader never
-holds more than one object at a time: YAML goes through PyYAML's event parser and JSON through
-ijson's, and a small builder turns the events of one object into a dict. A `List`'s items stream
-out one by one even though kubectl writes `items` before `kind`.
+holds more than one object at a time: JSON goes value by value through the standard library's C
+decoder (json_text.py), YAML through PyYAML's event parser and a small builder that turns the events
+of one object into a dict. A `List`'s items stream out one by one even though kubectl writes `items`
+before `kind`.
 
 YAML aliases are refused (kubectl never writes them; refusing them rules out alias bombs), timestamps
 stay strings (as Kubernetes reads them, sigs.k8s.io/yaml's YAMLToJSON), managedFields are dropped.
@@ -18,24 +19,25 @@ import zlib
 from collections.abc import Iterator
 from typing import IO, Any
 
-import ijson
 import yaml
 
-from policyeditor.engine.errors import InputError
+from policyeditor.engine.impact import limits
+from policyeditor.engine.impact.json_text import json_objects
+from policyeditor.engine.impact.limits import MAX_DUMP_BYTES, MAX_OBJECTS, DumpError, check_shape
 from policyeditor.engine.manifests.jsontext import unstorable
 
-MAX_DUMP_BYTES = 1024 * 1024 * 1024  # counted after gzip: a small gzip bomb cannot get past it
-MAX_OBJECTS = 1_000_000
-MAX_OBJECT_NODES = 250_000  # etcd holds objects of at most 1.5 MiB; this is far past any of them
-MAX_DEPTH = 100
-MAX_LIST_NESTING = 10
+__all__ = [
+    "MAX_DUMP_BYTES",
+    "MAX_OBJECTS",
+    "DumpError",
+    "iter_objects",
+    "namespaces_of",
+    "open_dump",
+]
+
 GZIP_MAGIC = b"\x1f\x8b"
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_MAP, _SEQ = object(), object()
-
-
-class DumpError(InputError):
-    """A dump that cannot be read; the message says why."""
+_MAP = object()
 
 
 # A base picked at import time (libyaml's loader when PyYAML has it): mypy takes only class names.
@@ -87,7 +89,7 @@ def _yaml_scalar(loader: Any, event: yaml.ScalarEvent) -> Any:
 
 
 def _yaml_events(stream: io.BufferedReader) -> Iterator[tuple[str, Any]]:
-    """ijson's basic events (start_map, map_key, scalar...) from PyYAML's parser."""
+    """Events (start_map, map_key, scalar... as ijson names them) from PyYAML's parser."""
     loader = _Loader(stream)
     # Per open collection: True when the next node of a mapping is a key, False for its value,
     # None in a sequence.
@@ -135,20 +137,6 @@ def _where(event: Any) -> str:
     return f" (line {mark.line + 1})" if mark is not None else ""
 
 
-def _json_events(stream: io.BufferedReader) -> Iterator[tuple[str, Any]]:
-    """ijson's basic events straight from its C parser (iter_objects turns its errors into ours).
-
-    No generator of ours in between: a Deployment is some 70 events, and a Python layer per event
-    costs as much as the parsing itself.
-    """
-    events: Iterator[tuple[str, Any]] = ijson.basic_parse(
-        stream, use_float=True, multiple_values=True
-    )
-    return events
-
-
-# ijson's scalar events, and the one _yaml_events gives every scalar.
-_SCALARS = frozenset({"scalar", "null", "boolean", "integer", "double", "number", "string"})
 _INF = float("inf")
 
 
@@ -167,7 +155,7 @@ def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[A
 
     Also whether it holds a value that might not be storable as JSON (checked by the caller).
     """
-    if event in _SCALARS:
+    if event == "scalar":
         return value, _odd(value)
     if event == "start_map":
         root: Any = {}
@@ -178,7 +166,7 @@ def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[A
     # The containers above `top`, each with the key `top` sits at in it.
     parents: list[tuple[Any, Any]] = []
     top, key, nodes, odd = root, None, 1, False
-    depth_limit = MAX_DEPTH - 1
+    node_limit, depth_limit = limits.MAX_OBJECT_NODES, limits.MAX_DEPTH - 1
     for event, value in events:
         if event == "map_key":
             key = value
@@ -191,8 +179,8 @@ def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[A
             top, key = parents.pop()
             continue
         nodes += 1
-        if nodes > MAX_OBJECT_NODES:
-            raise DumpError(f"an object of the dump has more than {MAX_OBJECT_NODES} values")
+        if nodes > node_limit:
+            raise DumpError(f"an object of the dump has more than {node_limit} values")
         if event == "start_map" or event == "start_array":
             if key == "managedFields" and len(parents) == 1 and parents[0][1] == "metadata":
                 _skip(events)  # dropped anyway, and often half of what kubectl prints
@@ -212,7 +200,7 @@ def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[A
         else:
             top.append(child)
         if len(parents) >= depth_limit:
-            raise DumpError(f"an object of the dump is nested deeper than {MAX_DEPTH} levels")
+            raise DumpError(f"an object of the dump is nested deeper than {depth_limit + 1} levels")
         parents.append((top, key))
         top, key = child, None
     raise DumpError("the dump ends in the middle of an object (is it truncated?)")
@@ -231,43 +219,60 @@ def _skip(events: Iterator[tuple[str, Any]]) -> None:
     raise DumpError("the dump ends in the middle of an object (is it truncated?)")
 
 
-def _accept(value: Any, count: list[int], odd: bool = True) -> Iterator[dict[str, Any]]:
+def _accept(
+    value: Any, count: list[int], odd: bool = True, checked: bool = True
+) -> list[dict[str, Any]]:
     """The objects of one item: itself, or a nested List's items; checked and cleaned.
 
-    `odd` False says _build found no value JSON might not store: the full check is skipped.
+    `odd` False says the reader found no value JSON might not store: the full check is skipped.
+    `checked` False says the depth and node limits are still to check.
     """
-    stack = [iter([value])]
+    if value.__class__ is dict and not _is_list(value):
+        return [_clean(value, count, odd, checked)]  # the usual case, without the walk below
+    found: list[dict[str, Any]] = []
+    stack = [iter((value,))]
     while stack:
         item = next(stack[-1], _MAP)
         if item is _MAP:
             stack.pop()
+        elif item is None:
             continue
-        if item is None:
-            continue
-        if not isinstance(item, dict):
+        elif not isinstance(item, dict):
             raise DumpError(f"expected Kubernetes objects, found {type(item).__name__}")
-        kind = item.get("kind")
-        if isinstance(kind, str) and kind.endswith("List") and isinstance(item.get("items"), list):
-            if len(stack) > MAX_LIST_NESTING:
+        elif _is_list(item):
+            if len(stack) > limits.MAX_LIST_NESTING:
                 raise DumpError("Lists nested too deeply")
             stack.append(iter(item["items"]))
-            continue
-        if not isinstance(kind, str) or not isinstance(item.get("apiVersion"), str):
-            raise DumpError(f"object {count[0] + 1} of the dump has no apiVersion and kind")
-        metadata = item.get("metadata")
-        if isinstance(metadata, dict):
-            metadata.pop("managedFields", None)
-        # NaN and infinities (YAML .nan/.inf, JSON 1e400), bytes, lone surrogates: a run stores
-        # the objects as JSON, which cannot hold them.
-        problem = unstorable(item) if odd else None
-        if problem:
-            raise DumpError(
-                f"object {count[0] + 1} of the dump holds a value JSON cannot store, at {problem}"
-            )
-        count[0] += 1
-        if count[0] > MAX_OBJECTS:
-            raise DumpError(f"the dump has more than {MAX_OBJECTS} objects")
-        yield item
+        else:
+            found.append(_clean(item, count, odd, checked))
+    return found
+
+
+def _is_list(item: dict[str, Any]) -> bool:
+    kind = item.get("kind")
+    return isinstance(kind, str) and kind.endswith("List") and isinstance(item.get("items"), list)
+
+
+def _clean(item: dict[str, Any], count: list[int], odd: bool, checked: bool) -> dict[str, Any]:
+    """One object, checked, without its managedFields; counted."""
+    if not isinstance(item.get("kind"), str) or not isinstance(item.get("apiVersion"), str):
+        raise DumpError(f"object {count[0] + 1} of the dump has no apiVersion and kind")
+    metadata = item.get("metadata")
+    if isinstance(metadata, dict):
+        metadata.pop("managedFields", None)
+    if not checked:
+        check_shape(item)
+    # NaN and infinities (YAML .nan/.inf, JSON 1e400), bytes, lone surrogates: a run stores
+    # the objects as JSON, which cannot hold them.
+    problem = unstorable(item) if odd else None
+    if problem:
+        raise DumpError(
+            f"object {count[0] + 1} of the dump holds a value JSON cannot store, at {problem}"
+        )
+    count[0] += 1
+    if count[0] > limits.MAX_OBJECTS:
+        raise DumpError(f"the dump has more than {limits.MAX_OBJECTS} objects")
+    return item
 
 
 def _items(
@@ -317,12 +322,15 @@ def iter_objects(stream: io.BufferedReader) -> Iterator[dict[str, Any]]:
     """Every object of a dump, one at a time (stream as returned by open_dump)."""
     try:
         text = stream.peek(64)[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
-        events = _json_events(stream) if text[:1] in (b"{", b"[") else _yaml_events(stream)
-        yield from _objects_of(events)
+        if text[:1] in (b"{", b"["):
+            count = [0]
+            yield from json_objects(
+                stream, lambda value, odd, checked: _accept(value, count, odd, checked)
+            )
+        else:
+            yield from _objects_of(_yaml_events(stream))
     except RecursionError:
         raise DumpError("the dump is nested too deeply") from None
-    except ijson.JSONError as error:
-        raise DumpError(f"invalid JSON: {error}") from None
     except UnicodeDecodeError as error:
         raise DumpError(f"the dump is not UTF-8 text: {error}") from None
     except (OSError, zlib.error) as error:  # gzip's own errors (a corrupt archive)

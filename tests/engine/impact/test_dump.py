@@ -9,8 +9,7 @@ import json
 import pytest
 import yaml
 
-from policyeditor.engine.impact import DumpError, iter_objects, open_dump
-from policyeditor.engine.impact import dump as dump_module
+from policyeditor.engine.impact import DumpError, iter_objects, limits, open_dump
 from tests.engine.impact.helpers import deployment, kubectl_json
 
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: n}\n"
@@ -121,11 +120,11 @@ def test_the_size_limit_counts_decompressed_bytes_so_a_gzip_bomb_stops_early():
 
 
 def test_objects_past_the_node_and_count_limits_are_refused(monkeypatch):
-    monkeypatch.setattr(dump_module, "MAX_OBJECT_NODES", 10)
+    monkeypatch.setattr(limits, "MAX_OBJECT_NODES", 10)
     with pytest.raises(DumpError, match="more than 10 values"):
         read(CONFIG_MAP + "data: {" + ", ".join(f"k{i}: v" for i in range(20)) + "}\n")
     monkeypatch.undo()
-    monkeypatch.setattr(dump_module, "MAX_OBJECTS", 2)
+    monkeypatch.setattr(limits, "MAX_OBJECTS", 2)
     with pytest.raises(DumpError, match="more than 2 objects"):
         read(kubectl_json([deployment(f"d{i}", 1) for i in range(3)]))
 
@@ -158,7 +157,7 @@ def test_an_object_nested_past_the_depth_limit_is_refused():
 def test_managed_fields_are_skipped_unbuilt_so_their_size_does_not_count_against_the_limits(
     monkeypatch,
 ):
-    monkeypatch.setattr(dump_module, "MAX_OBJECT_NODES", 20)
+    monkeypatch.setattr(limits, "MAX_OBJECT_NODES", 20)
     heavy = deployment("a", 1)
     heavy["metadata"]["managedFields"] = [{"fieldsV1": {f"f:{i}": {}}} for i in range(50)]
     first, second = read(kubectl_json([heavy, deployment("b", 2)]))
