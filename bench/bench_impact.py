@@ -28,6 +28,7 @@ from tests.builders import replica_limit, vap_binding  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (5_000, 50_000)
 WORKERS = 2
+ROUNDS = 3  # runs of the largest dump
 POLICY = replica_limit(
     5,
     validations=[
@@ -201,15 +202,19 @@ def web_run(dump: Path, documents: list[dict], *, measure_pages: bool = False):
     start = time.perf_counter()
     with open(dump, "rb") as handle:
         run = impact_runs.start_run(user, draft, revision, File(handle, name="dump.json.gz"))
-    while not run.done:
+    # Polled every 50 ms for the timing's sake, reading the state alone: the harness's own CPU
+    # is taken from the workers it measures.
+    finished = (ImpactRun.State.DONE, ImpactRun.State.FAILED, ImpactRun.State.CANCELLED)
+    state = ImpactRun.objects.filter(pk=run.pk).values_list("state", flat=True)
+    while state.get() not in finished:
         if measure_pages:
             t0 = time.perf_counter()
             response = client.get("/reviews/")
             latencies.append(time.perf_counter() - t0)
             assert response.status_code == 200
         time.sleep(0.05)
-        run.refresh_from_db()
     seconds = time.perf_counter() - start
+    run.refresh_from_db()
     assert run.state == "done", (run.state, run.error)
     return seconds, run, latencies
 
@@ -240,7 +245,7 @@ def busy_rates(run) -> list[float]:
 def run() -> list[Goal]:
     """Measure and print; the goals of issue 18."""
     goals: list[Goal] = []
-    rate = 0.0
+    ratio = 0.0
     with tempfile.TemporaryDirectory(prefix="bench-impact-") as tmp:
         folder = Path(tmp)
         cli_rates, web_rates = {}, {}
@@ -254,16 +259,25 @@ def run() -> list[Goal]:
                 print(
                     f"CLI -j {WORKERS}, {size} objects: {seconds:.1f}s, {size / seconds:.0f} objects/s, peak RSS so far {peak_child_mib():.0f} MiB"
                 )
-                # Measured right before each web run: the machine is shared, its speed drifts.
-                rate = engine_rate()
-                print(f"engine, one process, no isolation: {rate:.0f} objects/s")
-                seconds, run_row, _ = web_run(dump, [POLICY, BINDING])
-                web_rates[size] = size / seconds
-                busy = busy_rates(run_row)
-                print(
-                    f"web, {WORKERS} db_workers, {size} objects: {seconds:.1f}s, {size / seconds:.0f} objects/s; "
-                    f"while busy each worker ran {', '.join(f'{r:.0f}' for r in busy)} objects/s"
-                )
+                # The machine is shared and its speed drifts: the engine is measured right before
+                # and right after each web run and the faster of the two counts (a slow moment
+                # must not flatter the workers), and the 50,000-object run is repeated.
+                before = engine_rate()
+                print(f"engine, one process, no isolation: {before:.0f} objects/s")
+                rounds = []
+                for _ in range(ROUNDS if size == SIZES[-1] else 1):
+                    seconds, run_row, _ = web_run(dump, [POLICY, BINDING])
+                    after = engine_rate()
+                    busy = busy_rates(run_row)
+                    rounds.append((size / seconds, size / seconds / WORKERS / max(before, after)))
+                    print(
+                        f"web, {WORKERS} db_workers, {size} objects: {seconds:.1f}s, {size / seconds:.0f} objects/s; "
+                        f"while busy each worker ran {', '.join(f'{r:.0f}' for r in busy)} objects/s; "
+                        f"engine after it {after:.0f} objects/s; each worker / the faster engine: {rounds[-1][1]:.2f}x"
+                    )
+                    before = after
+                web_rates[size] = statistics.median(rate for rate, _ in rounds)
+                ratio = statistics.median(ratio for _, ratio in rounds)
             shared = engine_rate_two_at_once()
             print(
                 f"engine, {WORKERS} processes at once, no isolation: {shared:.0f} objects/s each; "
@@ -317,8 +331,8 @@ def run() -> list[Goal]:
         goals.append(Goal("web: 50,000 objects with 2 workers", large / web_rates[large], 60, "s"))
         goals.append(
             Goal(
-                "each worker's rate / engine rate",
-                web_rates[large] / WORKERS / rate,
+                f"each worker's rate / engine rate (median of {ROUNDS} runs)",
+                ratio,
                 0.8,
                 "x",
                 lower_is_better=False,
