@@ -54,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _objects(path: str) -> Iterator[dict[str, Any]]:
+def _weighed(path: str) -> Iterator[tuple[dict[str, Any], int]]:
+    """The dump's objects with their weights (what batches are bounded by)."""
     from policyeditor.engine import impact
 
     try:
@@ -62,7 +63,7 @@ def _objects(path: str) -> Iterator[dict[str, Any]]:
     except OSError as error:
         raise InputError(f"{path}: {error.strerror or error}") from None
     with handle:
-        yield from impact.iter_objects(impact.open_dump(handle))
+        yield from impact.iter_weighed(impact.open_dump(handle))
 
 
 def _namespaces(paths: list[str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
@@ -72,7 +73,7 @@ def _namespaces(paths: list[str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
     found: dict[str, dict[str, Any]] = {}
     used: set[str] = set()
     for path in paths:
-        for obj in _objects(path):
+        for obj, _ in _weighed(path):
             found.update(impact.namespaces_of([obj]))
             namespace = impact.identity(obj)["namespace"]
             if namespace:
@@ -109,7 +110,8 @@ def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     new_denials = 0
     pool = WorkerPool(size=args.jobs)
     try:
-        for row in impact.evaluate_stream(job, _objects(args.dump), pool=pool, parallel=args.jobs):
+        batches = impact.pack_batches(_weighed(args.dump), impact.BATCH)
+        for row in impact.evaluate_packed_stream(job, batches, pool=pool, parallel=args.jobs):
             summary.add(row)
             denied = _denied_newly(row, baseline is not None)
             new_denials += denied

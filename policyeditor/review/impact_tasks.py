@@ -22,6 +22,7 @@ import functools
 import gc
 import logging
 import shutil
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -60,6 +61,10 @@ CHUNK = 2000
 # per batch. A batch that misses its deadline (object deadline + 0.05 s per object) is replayed
 # object by object, so bigger batches only make a runaway object a little slower to single out.
 BATCH = 500
+# A batch also ends past this many characters of dump text (see impact.pack_batches).
+BATCH_WEIGHT = impact.BATCH_WEIGHT
+# A chunk file also ends past this many bytes of packed objects (see _Reader.read).
+CHUNK_BYTES = 64 * 1024 * 1024
 MAX_ATTEMPTS = 3  # a chunk whose worker died this often is recorded as errors
 
 
@@ -119,24 +124,29 @@ class _Reader:
                 for obj in impact.iter_objects(impact.open_dump(handle)):
                     self.namespaces.update(impact.namespaces_of([obj]))
         batches: list[impact.Packed] = []
-        batch: list[dict[str, Any]] = []
-        size = min(BATCH, CHUNK)
         with self.run.dump.open("rb") as handle:
-            for obj in impact.iter_objects(impact.open_dump(handle)):
-                if obj.get("kind") == "Namespace":
-                    self.namespaces.update(impact.namespaces_of([obj]))
-                batch.append(obj)
-                self.total += 1
-                if len(batch) >= size:
-                    batches.append(impact.pack(batch))
-                    batch = []
-                    if sum(packed[1] for packed in batches) >= CHUNK:
-                        self._flush(batches)
-                        batches = []
-        if batch:
-            batches.append(impact.pack(batch))
+            for packed in impact.pack_batches(
+                self._objects(handle), min(BATCH, CHUNK), BATCH_WEIGHT
+            ):
+                batches.append(packed)
+                # A chunk file is read whole: a chunk ends at CHUNK objects, or sooner when its
+                # batches are large (a few big objects).
+                if (
+                    sum(batch[1] for batch in batches) >= CHUNK
+                    or sum(len(batch[2]) for batch in batches) >= CHUNK_BYTES
+                ):
+                    self._flush(batches)
+                    batches = []
         if batches:
             self._flush(batches)
+
+    def _objects(self, handle: Any) -> Iterator[tuple[dict[str, Any], int]]:
+        """The dump's objects with their weights, counted, their Namespace objects noted."""
+        for obj, weight in impact.iter_weighed(impact.open_dump(handle)):
+            if obj.get("kind") == "Namespace":
+                self.namespaces.update(impact.namespaces_of([obj]))
+            self.total += 1
+            yield obj, weight
 
     def _flush(self, batches: list[impact.Packed]) -> None:
         index = len(self.stale)

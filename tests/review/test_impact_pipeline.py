@@ -147,3 +147,21 @@ def test_a_chunk_file_that_cannot_be_read_fails_the_run_with_the_reason(draft, a
     assert run.state == "failed"
     assert run.error.startswith("Cannot read the objects of chunk 0 (")
     assert run.error.endswith("Start the run again.")
+
+
+def test_large_objects_end_a_chunk_early_so_a_chunk_file_stays_small(draft, alice, monkeypatch):
+    monkeypatch.setattr(impact_tasks, "BATCH_WEIGHT", 1_000)
+    monkeypatch.setattr(impact_tasks, "CHUNK_BYTES", 2_000)
+    items = [deployment(f"d{i}", 1) for i in range(6)]
+    items[1]["metadata"]["annotations"] = {"big": "x" * 3_000}
+    dump = dump_documents([{"apiVersion": "v1", "kind": "List", "items": items}])
+    run = impact_runs.start_run(alice, draft, workflow.latest_revision(draft), dump)
+    work()
+    run.refresh_from_db()
+    assert run.state == "done"
+    chunks = list(ImpactChunk.objects.filter(run=run).order_by("index").values_list("count"))
+    # The big object ends its batch, whose bytes end the chunk; the rest fit in one of each.
+    assert chunks == [(2,), (4,)]
+    assert [impact_tasks.object_at(run.pk, i)["metadata"]["name"] for i in range(6)] == [
+        f"d{i}" for i in range(6)
+    ]

@@ -5,11 +5,13 @@ from policyeditor.engine.impact.dump import (
     MAX_OBJECTS,
     DumpError,
     iter_objects,
+    iter_weighed,
     namespaces_of,
     open_dump,
 )
 from policyeditor.engine.impact.evaluate import (
     BATCH,
+    BATCH_WEIGHT,
     OPERATIONS,
     RESULTS,
     Job,
@@ -22,12 +24,14 @@ from policyeditor.engine.impact.evaluate import (
     failed_row,
     identity,
     pack,
+    pack_batches,
     unpack,
 )
 from policyeditor.engine.impact.report import Summary, changed, denied_newly
 
 __all__ = [
     "BATCH",
+    "BATCH_WEIGHT",
     "MAX_DUMP_BYTES",
     "MAX_OBJECTS",
     "OPERATIONS",
@@ -46,8 +50,10 @@ __all__ = [
     "failed_row",
     "identity",
     "iter_objects",
+    "iter_weighed",
     "namespaces_of",
     "open_dump",
     "pack",
+    "pack_batches",
     "unpack",
 ]

@@ -30,12 +30,19 @@ __all__ = [
     "MAX_DUMP_BYTES",
     "MAX_OBJECTS",
     "DumpError",
+    "Weighed",
     "iter_objects",
+    "iter_weighed",
     "namespaces_of",
     "open_dump",
 ]
 
 GZIP_MAGIC = b"\x1f\x8b"
+# What a YAML value weighs besides its text: about the characters of indentation, quotes and
+# punctuation around a value in kubectl's YAML.
+YAML_CHARS_PER_VALUE = 8
+# An object and its weight (iter_weighed).
+Weighed = tuple[dict[str, Any], int]
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MAP = object()
 
@@ -150,13 +157,14 @@ def _odd(value: Any) -> bool:
     return not (kind is int or kind is bool or value is None)
 
 
-def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[Any, bool]:
+def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[Any, bool, int]:
     """One whole value from its first event on, without recursion, within the node limits.
 
-    Also whether it holds a value that might not be storable as JSON (checked by the caller).
+    Also whether it holds a value that might not be storable as JSON (checked by the caller), and
+    its weight (about the characters of its text: its strings, and a few per value).
     """
     if event == "scalar":
-        return value, _odd(value)
+        return value, _odd(value), YAML_CHARS_PER_VALUE + _chars(value)
     if event == "start_map":
         root: Any = {}
     elif event == "start_array":
@@ -165,17 +173,18 @@ def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[A
         raise DumpError("the dump ends in the middle of an object")
     # The containers above `top`, each with the key `top` sits at in it.
     parents: list[tuple[Any, Any]] = []
-    top, key, nodes, odd = root, None, 1, False
+    top, key, nodes, odd, chars = root, None, 1, False, 0
     node_limit, depth_limit = limits.MAX_OBJECT_NODES, limits.MAX_DEPTH - 1
     for event, value in events:
         if event == "map_key":
             key = value
+            chars += len(value)
             if not value.isascii():
                 odd = True
             continue
         if event == "end_map" or event == "end_array":
             if not parents:
-                return root, odd
+                return root, odd, nodes * YAML_CHARS_PER_VALUE + chars
             top, key = parents.pop()
             continue
         nodes += 1
@@ -190,6 +199,8 @@ def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[A
         else:
             if not odd and _odd(value):
                 odd = True
+            if value.__class__ is str:
+                chars += len(value)
             if top.__class__ is dict:
                 top[key] = value
             else:
@@ -206,6 +217,10 @@ def _build(event: str, value: Any, events: Iterator[tuple[str, Any]]) -> tuple[A
     raise DumpError("the dump ends in the middle of an object (is it truncated?)")
 
 
+def _chars(value: Any) -> int:
+    return len(value) if value.__class__ is str else 0
+
+
 def _skip(events: Iterator[tuple[str, Any]]) -> None:
     """Read past the rest of a mapping or list whose start was just read, building nothing."""
     depth = 1
@@ -219,17 +234,16 @@ def _skip(events: Iterator[tuple[str, Any]]) -> None:
     raise DumpError("the dump ends in the middle of an object (is it truncated?)")
 
 
-def _accept(
-    value: Any, count: list[int], odd: bool = True, checked: bool = True
-) -> list[dict[str, Any]]:
+def _accept(value: Any, count: list[int], odd: bool, checked: bool, weight: int) -> list[Weighed]:
     """The objects of one item: itself, or a nested List's items; checked and cleaned.
 
     `odd` False says the reader found no value JSON might not store: the full check is skipped.
-    `checked` False says the depth and node limits are still to check.
+    `checked` False says the depth and node limits are still to check. The item's weight goes
+    with its first object.
     """
     if value.__class__ is dict and not _is_list(value):
-        return [_clean(value, count, odd, checked)]  # the usual case, without the walk below
-    found: list[dict[str, Any]] = []
+        return [(_clean(value, count, odd, checked), weight)]  # the usual case, without the walk
+    found: list[Weighed] = []
     stack = [iter((value,))]
     while stack:
         item = next(stack[-1], _MAP)
@@ -244,7 +258,7 @@ def _accept(
                 raise DumpError("Lists nested too deeply")
             stack.append(iter(item["items"]))
         else:
-            found.append(_clean(item, count, odd, checked))
+            found.append((_clean(item, count, odd, checked), 0 if found else weight))
     return found
 
 
@@ -275,25 +289,24 @@ def _clean(item: dict[str, Any], count: list[int], odd: bool, checked: bool) -> 
     return item
 
 
-def _items(
-    events: Iterator[tuple[str, Any]], count: list[int], what: str
-) -> Iterator[dict[str, Any]]:
+def _items(events: Iterator[tuple[str, Any]], count: list[int], what: str) -> Iterator[Weighed]:
     """The objects of a list's elements, up to its end."""
     for event, value in events:
         if event == "end_array":
             return
-        item, odd = _build(event, value, events)
-        yield from _accept(item, count, odd)
+        item, odd, weight = _build(event, value, events)
+        yield from _accept(item, count, odd, True, weight)
     raise DumpError(f"the dump ends in the middle of a {what} (is it truncated?)")
 
 
-def _objects_of(events: Iterator[tuple[str, Any]]) -> Iterator[dict[str, Any]]:
+def _objects_of(events: Iterator[tuple[str, Any]]) -> Iterator[Weighed]:
     count = [0]
     for event, value in events:
         if event == "start_map":
             # A document: one object, or a List whose items stream out as they are read.
             head: dict[str, Any] = {}
             streamed = odd = False
+            weight = 0
             for event, value in events:
                 if event == "end_map":
                     break
@@ -303,15 +316,16 @@ def _objects_of(events: Iterator[tuple[str, Any]]) -> Iterator[dict[str, Any]]:
                     streamed = True
                     yield from _items(events, count, "List")
                 else:
-                    head[key], odd_value = _build(event, value, events)
+                    head[key], odd_value, value_weight = _build(event, value, events)
                     odd = odd or odd_value or not key.isascii()
+                    weight += len(key) + value_weight
             else:
                 raise DumpError("the dump ends in the middle of an object (is it truncated?)")
             kind = head.get("kind")
             if streamed and not (isinstance(kind, str) and kind.endswith("List")):
                 raise DumpError(f"a document with items is not a List (kind {kind!r})")
             if not streamed:
-                yield from _accept(head, count, odd)
+                yield from _accept(head, count, odd, True, weight)
         elif event == "start_array":
             yield from _items(events, count, "list")
         elif value is not None:
@@ -320,12 +334,23 @@ def _objects_of(events: Iterator[tuple[str, Any]]) -> Iterator[dict[str, Any]]:
 
 def iter_objects(stream: io.BufferedReader) -> Iterator[dict[str, Any]]:
     """Every object of a dump, one at a time (stream as returned by open_dump)."""
+    for obj, _ in iter_weighed(stream):
+        yield obj
+
+
+def iter_weighed(stream: io.BufferedReader) -> Iterator[Weighed]:
+    """Every object of a dump with its weight: about the characters of text it was read from.
+
+    What a caller holding many objects at once bounds its batches by (their number alone
+    does not bound their memory: one object may be ten thousand times the size of another).
+    """
     try:
         text = stream.peek(64)[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
         if text[:1] in (b"{", b"["):
             count = [0]
             yield from json_objects(
-                stream, lambda value, odd, checked: _accept(value, count, odd, checked)
+                stream,
+                lambda value, odd, checked, weight: _accept(value, count, odd, checked, weight),
             )
         else:
             yield from _objects_of(_yaml_events(stream))

@@ -24,6 +24,9 @@ from policyeditor.engine.jsontypes import object_at
 OPERATIONS = ("CREATE", "UPDATE")
 RESULTS = ("allow", "deny", "warn", "audit", "skip", "error")
 BATCH = 100
+# A batch also ends past this many characters of dump text: a few very large objects must not
+# make one batch (held whole by the reader and by a worker) hundreds of megabytes.
+BATCH_WEIGHT = 4 * 1024 * 1024
 # A batch's deadline: one object's, plus this much per object (about 20 times an object's usual
 # cost with a baseline), so a batch whose objects are all legitimate never misses it.
 BATCH_SECONDS_PER_OBJECT = 0.05
@@ -198,13 +201,19 @@ class _Batch:
     pending: Pending | None
 
 
-def _batches(objects: Iterable[dict[str, Any]], size: int) -> Iterator[Packed]:
+def pack_batches(
+    weighed: Iterable[tuple[dict[str, Any], int]], size: int, weight: int = BATCH_WEIGHT
+) -> Iterator[Packed]:
+    """Objects with their weights (dump.iter_weighed) packed in batches of at most `size`
+    objects, each ending once it weighs `weight` or more."""
     batch: list[dict[str, Any]] = []
-    for obj in objects:
+    total = 0
+    for obj, obj_weight in weighed:
         batch.append(obj)
-        if len(batch) >= size:
+        total += obj_weight
+        if len(batch) >= size or total >= weight:
             yield pack(batch)
-            batch = []
+            batch, total = [], 0
     if batch:
         yield pack(batch)
 
@@ -226,7 +235,7 @@ def evaluate_stream(
     """
     return evaluate_packed_stream(
         job,
-        _batches(objects, batch),
+        pack_batches(((obj, 0) for obj in objects), batch),
         pool=pool,
         parallel=parallel,
         object_seconds=object_seconds,

@@ -31,9 +31,10 @@ _CUT_MARGIN = 8
 _NUMBERS = (int, float)
 _TRUNCATED = "the dump ends in the middle of {} (is it truncated?)"
 
-# What the dump reader does with a value: (value, odd, checked) -> its objects. `odd`: it might
-# hold a surrogate JSON cannot store; `checked`: the text showed it within the depth and node limits.
-Accept = Callable[[Any, bool, bool], Iterable[dict[str, Any]]]
+# What the dump reader does with a value: (value, odd, checked, weight) -> its objects and their
+# weights. `odd`: it might hold a surrogate JSON cannot store; `checked`: the text showed it within
+# the depth and node limits; `weight`: the characters of its text.
+Accept = Callable[[Any, bool, bool, int], Iterable[tuple[dict[str, Any], int]]]
 
 
 def _constant(name: str) -> float:
@@ -102,9 +103,9 @@ class JsonText:
         self.pos += 1
         return char
 
-    def value(self) -> tuple[Any, bool, bool]:
-        """The next value, whether it may hold a surrogate, and whether its text shows it within
-        the depth and node limits (else the value itself is to check)."""
+    def value(self) -> tuple[Any, bool, bool, int]:
+        """The next value, whether it may hold a surrogate, whether its text shows it within the
+        depth and node limits (else the value itself is to check), and its text's length."""
         self.peek()
         while True:
             text, start = self.text, self.pos
@@ -139,7 +140,7 @@ class JsonText:
                         and text.count("{", start, end) + text.count("[", start, end)
                         < limits.MAX_DEPTH
                     )
-                    return value, odd, within
+                    return value, odd, within, end - start
             if len(text) - start > limits.MAX_VALUE_CHARS:
                 raise DumpError(
                     f"an object of the dump is larger than {limits.MAX_VALUE_CHARS // 2**20} MiB"
@@ -158,7 +159,7 @@ class JsonText:
         return str(key)
 
 
-def _list_items(text: JsonText, accept: Accept, what: str) -> Iterator[dict[str, Any]]:
+def _list_items(text: JsonText, accept: Accept, what: str) -> Iterator[tuple[dict[str, Any], int]]:
     """The objects of a list's elements, the opening bracket consumed; up to its closing one."""
     if text.peek() == "]":
         text.pos += 1
@@ -172,7 +173,7 @@ def _list_items(text: JsonText, accept: Accept, what: str) -> Iterator[dict[str,
             return
 
 
-def json_objects(stream: IO[bytes], accept: Accept) -> Iterator[dict[str, Any]]:
+def json_objects(stream: IO[bytes], accept: Accept) -> Iterator[tuple[dict[str, Any], int]]:
     """Every object of a JSON dump: Lists (streamed item by item), arrays, concatenated values."""
     text = JsonText(stream)
     while char := text.peek():
@@ -188,10 +189,11 @@ def json_objects(stream: IO[bytes], accept: Accept) -> Iterator[dict[str, Any]]:
                 raise DumpError(f"expected Kubernetes objects, found {type(value).__name__}")
 
 
-def _document(text: JsonText, accept: Accept) -> Iterator[dict[str, Any]]:
+def _document(text: JsonText, accept: Accept) -> Iterator[tuple[dict[str, Any], int]]:
     """One top-level mapping, its brace consumed: an object, or a List whose items stream out."""
     head: dict[str, Any] = {}
     streamed = odd = False
+    weight = 0
     if text.peek() == "}":
         text.pos += 1
     else:
@@ -203,8 +205,8 @@ def _document(text: JsonText, accept: Accept) -> Iterator[dict[str, Any]]:
                 streamed = True
                 yield from _list_items(text, accept, "a List")
             else:
-                head[key], value_odd, _ = text.value()
-                odd = odd or value_odd
+                head[key], value_odd, _, length = text.value()
+                odd, weight = odd or value_odd, weight + len(key) + length
             if text.take(",}", "an object") == "}":
                 break
     kind = head.get("kind")
@@ -212,4 +214,4 @@ def _document(text: JsonText, accept: Accept) -> Iterator[dict[str, Any]]:
         raise DumpError(f"a document with items is not a List (kind {kind!r})")
     if not streamed:
         # Its values were read one by one: the limits are checked on the object itself.
-        yield from accept(head, odd, False)
+        yield from accept(head, odd, False, weight)

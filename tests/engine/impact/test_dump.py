@@ -9,7 +9,7 @@ import json
 import pytest
 import yaml
 
-from policyeditor.engine.impact import DumpError, iter_objects, limits, open_dump
+from policyeditor.engine.impact import DumpError, iter_objects, iter_weighed, limits, open_dump
 from tests.engine.impact.helpers import deployment, kubectl_json
 
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: n}\n"
@@ -166,3 +166,16 @@ def test_managed_fields_are_skipped_unbuilt_so_their_size_does_not_count_against
     truncated = kubectl_json([heavy]).split(b'"f:10"')[0]
     with pytest.raises(DumpError, match="truncated|premature EOF"):
         read(truncated)
+
+
+def test_each_object_weighs_about_the_text_it_was_read_from_in_json_and_in_yaml():
+    small, big = deployment("a", 1), deployment("b", 2)
+    big["data"] = {f"key{i}": "v" * 50 for i in range(200)}
+    for data in (kubectl_json([small, big]), kubectl_yaml([small, big])):
+        raw = data.encode() if isinstance(data, str) else data
+        (_, light), (_, heavy) = iter_weighed(open_dump(io.BytesIO(raw)))
+        assert 50 < light < 1_000
+        assert heavy > 10_000 > 20 * light
+    text = json.dumps(small)
+    ((_, weight),) = iter_weighed(open_dump(io.BytesIO(f"[{text}]".encode())))
+    assert weight == len(text)

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from policyeditor.engine.impact import Job, Summary, changed, denied_newly, evaluate_stream
+from policyeditor.engine.impact import (
+    Job,
+    Summary,
+    changed,
+    denied_newly,
+    evaluate_stream,
+    pack_batches,
+    unpack,
+)
 from policyeditor.engine.isolation import WorkerPool
 from tests.builders import replica_limit
 from tests.engine.impact.helpers import deployment, looping_policy
@@ -108,3 +116,14 @@ def test_parallel_batches_keep_the_order_of_the_objects(pool):
     )
     assert [r["name"] for r in rows] == [f"d{i}" for i in range(40)]
     assert sum(r["CREATE"]["result"] == "deny" for r in rows) == 10
+
+
+def test_a_batch_ends_at_its_size_or_once_its_objects_weigh_enough():
+    weighed = [(deployment(f"d{i}", 1), weight) for i, weight in enumerate([1, 1, 8, 1, 1, 1, 1])]
+    sizes = [count for _, count, _ in pack_batches(weighed, size=3, weight=10)]
+    # d0..d2 weigh 10: the batch ends there; then three light ones fill a batch; one is left.
+    assert sizes == [3, 3, 1]
+    assert [count for _, count, _ in pack_batches(weighed, size=3, weight=9)] == [3, 3, 1]
+    assert [count for _, count, _ in pack_batches(weighed, size=7, weight=9)] == [3, 4]
+    unpacked = [obj for batch in pack_batches(weighed, 2, 5) for obj in unpack(batch)]
+    assert unpacked == [obj for obj, _ in weighed]
