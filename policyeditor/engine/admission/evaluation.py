@@ -283,7 +283,10 @@ def _defaulted_request(
     a cluster would show).
     """
     new = default_object(request.object, version)
-    old = default_object(request.old_object, version)
+    # An UPDATE that changes nothing (impact analysis asks that of every object) has one object
+    # twice: default it once. Defaulting copies on write, so the two stay independent.
+    same = request.old_object is request.object and request.object is not None
+    old = new if same else default_object(request.old_object, version)
     paths = {key: d.paths for key, d in (("object", new), ("oldObject", old)) if d.paths}
     if not paths:
         return request, {}

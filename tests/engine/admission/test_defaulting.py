@@ -88,6 +88,31 @@ def test_the_result_lists_the_defaulted_paths_of_object_and_old_object():
     assert data["defaulted"]["object"] == result.defaulted["object"]
 
 
+def test_an_update_whose_old_object_is_the_object_is_defaulted_once_with_the_same_answer(
+    monkeypatch,
+):
+    from policyeditor.engine.admission import evaluation
+
+    calls = []
+    real = evaluation.default_object
+    monkeypatch.setattr(evaluation, "default_object", lambda o, v: calls.append(o) or real(o, v))
+    obj = _deployment()
+    mutate = _map(_json_patch("[JSONPatch{op: 'add', path: '/spec/paused', value: true}]"))
+    check = _vap("object.spec.paused == true && !has(oldObject.spec.paused) && " + STRATEGY)
+    shared = AdmissionRequest.build(object=obj, old_object=obj)
+    apart = AdmissionRequest.build(object=obj, old_object=_deployment())
+    answers, counts = [], []
+    for request in (shared, apart):
+        calls.clear()
+        answers.append(evaluate([mutate, check], request, version=MAP_VERSION))
+        counts.append(len(calls))
+    assert [a.allowed for a in answers] == [True, True], answers[0].message
+    assert answers[0].object == answers[1].object
+    assert answers[0].defaulted == answers[1].defaulted
+    assert counts[0] == counts[1] - 1  # the shared object: defaulted once for both roles
+    assert "paused" not in obj["spec"] and "strategy" not in obj["spec"]
+
+
 def test_the_caller_s_request_object_is_not_changed():
     obj = _deployment()
     request = AdmissionRequest.build(object=obj)
