@@ -146,7 +146,8 @@ class JsonText:
                     f"an object of the dump is larger than {limits.MAX_VALUE_CHARS // 2**20} MiB"
                     f" (or its JSON is broken after {self.where(start)})"
                 )
-            self._fill(2 * (len(text) - start))
+            # Twice as much text each time (decoding again stays linear), never far past the limit.
+            self._fill(min(2 * (len(text) - start), limits.MAX_VALUE_CHARS + 1))
 
     def key(self) -> str:
         """A mapping key (the opening quote not yet consumed), and the colon after it."""
