@@ -116,29 +116,29 @@ class _Reader:
         self.used: set[str] = set()
         self.stale: dict[int, set[str]] = {}  # per chunk index: namespaces unknown when written
         self.existing = set(ImpactChunk.objects.filter(run=run).values_list("index", flat=True))
-        self.total = 0
+        self.total = 0  # objects read
+        self.chunked = 0  # objects in chunk files (the reader holds some back, see read)
 
     def read(self) -> None:
         if self.run.namespaces_dump:
             with self.run.namespaces_dump.open("rb") as handle:
                 for obj in impact.iter_objects(impact.open_dump(handle)):
                     self.namespaces.update(impact.namespaces_of([obj]))
-        batches: list[impact.Packed] = []
+        held: list[impact.Packed] = []  # batches read and not yet in a chunk file
         with self.run.dump.open("rb") as handle:
             for packed in impact.pack_batches(
                 self._objects(handle), min(BATCH, CHUNK), BATCH_WEIGHT
             ):
-                batches.append(packed)
-                # A chunk file is read whole: a chunk ends at CHUNK objects, or sooner when its
-                # batches are large (a few big objects).
-                if (
-                    sum(batch[1] for batch in batches) >= CHUNK
-                    or sum(len(batch[2]) for batch in batches) >= CHUNK_BYTES
-                ):
-                    self._flush(batches)
-                    batches = []
-        if batches:
-            self._flush(batches)
+                held.append(packed)
+                # One chunk's worth of objects stays held back: once the dump ends, what is held
+                # becomes chunks of a batch each, so the run's last tasks are short and end close
+                # together instead of one worker evaluating a whole last chunk alone.
+                while _objects_in(held) >= 2 * CHUNK or _bytes_in(held) >= CHUNK_BYTES:
+                    cut = _chunk_end(held)
+                    self._flush(held[:cut])
+                    held = held[cut:]
+        for packed in held:
+            self._flush([packed])
 
     def _objects(self, handle: Any) -> Iterator[tuple[dict[str, Any], int]]:
         """The dump's objects with their weights, counted, their Namespace objects noted."""
@@ -150,7 +150,8 @@ class _Reader:
 
     def _flush(self, batches: list[impact.Packed]) -> None:
         index = len(self.stale)
-        count = sum(packed[1] for packed in batches)
+        count = _objects_in(batches)
+        start, self.chunked = self.chunked, self.chunked + count
         names = {name for packed in batches for name in packed[0]}
         self.used |= names
         known = {name: self.namespaces[name] for name in sorted(names) if name in self.namespaces}
@@ -160,14 +161,31 @@ class _Reader:
         write_chunk(self.run.pk, index, ChunkFile(batches, known, sorted(self.stale[index])))
         lease = timezone.now() + timedelta(seconds=lease_seconds())
         with transaction.atomic():
-            chunk = ImpactChunk.objects.create(
-                run=self.run, index=index, start=self.total - count, count=count
-            )
+            chunk = ImpactChunk.objects.create(run=self.run, index=index, start=start, count=count)
             if not ImpactRun.objects.filter(pk=self.run.pk, state=ImpactRun.State.READING).update(
                 read_lease=lease, total=self.total
             ):
                 raise _Stopped  # cancelled (or taken by another reader): stop reading
             run_chunk.enqueue(chunk.pk)
+
+
+def _objects_in(batches: list[impact.Packed]) -> int:
+    return sum(batch[1] for batch in batches)
+
+
+def _bytes_in(batches: list[impact.Packed]) -> int:
+    return sum(len(batch[2]) for batch in batches)
+
+
+def _chunk_end(batches: list[impact.Packed]) -> int:
+    """How many of the batches make the next chunk: CHUNK objects, or fewer when they are large.
+
+    A chunk file is read whole, so a few big objects end a chunk early (CHUNK_BYTES).
+    """
+    for end in range(1, len(batches) + 1):
+        if _objects_in(batches[:end]) >= CHUNK or _bytes_in(batches[:end]) >= CHUNK_BYTES:
+            return end
+    return len(batches)
 
 
 @task()

@@ -76,7 +76,8 @@ def test_a_chunk_runs_while_the_dump_is_read_and_is_evaluated_again_when_its_nam
     work()
     # Evaluated while reading, before prod's labels were known: the policy did not apply.
     assert seen == [("reading", 4, {"skip"})]
-    assert "Reading the dump: 4 objects read, 4 evaluated" in pages[0]
+    # The reader holds one chunk's worth back (see test_the_dumps_last_objects_...): 8 read.
+    assert "Reading the dump: 8 objects read, 4 evaluated" in pages[0]
     run.refresh_from_db()
     assert run.state == "done" and run.total == 11 and run.position == 11
     results = dict(run.results.values_list("name", "create_result"))
@@ -89,7 +90,7 @@ def test_a_chunk_that_finishes_after_the_reader_met_its_namespace_is_evaluated_a
 ):
     monkeypatch.setattr(impact_tasks, "CHUNK", 4)
     run = impact_runs.start_run(
-        alice, prod_only, workflow.latest_revision(prod_only), dump_with_namespace_last(6)
+        alice, prod_only, workflow.latest_revision(prod_only), dump_with_namespace_last(10)
     )
     impact_tasks.prepare_run.call(run.pk)  # read to the end; the chunk tasks are queued
 
@@ -106,8 +107,8 @@ def test_a_chunk_that_finishes_after_the_reader_met_its_namespace_is_evaluated_a
     monkeypatch.setattr(impact_tasks, "CHUNK", 4)
     work()
     run.refresh_from_db()
-    assert run.state == "done" and run.position == 7
-    assert run.summary["CREATE"]["deny"] == 6
+    assert run.state == "done" and run.position == 11
+    assert run.summary["CREATE"]["deny"] == 10
 
 
 def test_a_cancelled_run_stops_reading_the_dump(draft, alice, monkeypatch):
@@ -165,3 +166,22 @@ def test_large_objects_end_a_chunk_early_so_a_chunk_file_stays_small(draft, alic
     assert [impact_tasks.object_at(run.pk, i)["metadata"]["name"] for i in range(6)] == [
         f"d{i}" for i in range(6)
     ]
+
+
+def test_the_dumps_last_objects_are_chunks_of_a_batch_each_so_the_runs_last_tasks_are_short(
+    draft, alice, monkeypatch
+):
+    monkeypatch.setattr(impact_tasks, "CHUNK", 400)
+    monkeypatch.setattr(impact_tasks, "BATCH", 50)
+    run = start_deployments(alice, draft, 2000)
+    impact_tasks.prepare_run.call(run.pk)
+    chunks = ImpactChunk.objects.filter(run=run).order_by("index")
+    # One chunk's worth (400) was held back until the end of the dump, then split.
+    assert list(chunks.values_list("count", flat=True)) == [400] * 4 + [50] * 8
+    assert list(chunks.values_list("start", flat=True)) == [0, 400, 800, 1200] + [
+        1600 + 50 * i for i in range(8)
+    ]
+    work()
+    run.refresh_from_db()
+    assert run.state == "done" and run.position == 2000
+    assert list(run.results.values_list("position", flat=True)) == list(range(2000))

@@ -71,9 +71,11 @@ def test_two_workers_share_the_chunks_of_one_run_and_every_object_gets_one_row(
     assert run.state == "done", (run.state, run.error)
     assert run.total == run.position == ImpactResult.objects.filter(run=run).count() == 7000
     assert run.summary["CREATE"]["deny"] == sum(1 for i in range(7000) if i % 8 > 5)
-    chunks = list(ImpactChunk.objects.filter(run=run).values_list("pk", flat=True))
-    assert len(chunks) == 4
+    chunks = ImpactChunk.objects.filter(run=run).order_by("index")
+    # Chunks of 2,000, then the 3,000 objects held back until the end in chunks of a batch.
+    assert list(chunks.values_list("count", flat=True)) == [2000, 2000] + [500] * 6
+    chunk_ids = set(chunks.values_list("pk", flat=True))
     tasks = DBTaskResult.objects.filter(task_path__endswith="run_chunk")
-    ran = [task.worker_ids for task in tasks if task.args_kwargs["args"][0] in chunks]
-    assert len(ran) == 4 and all(len(ids) == 1 for ids in ran)  # each chunk ran once
+    ran = [task.worker_ids for task in tasks if task.args_kwargs["args"][0] in chunk_ids]
+    assert len(ran) == 8 and all(len(ids) == 1 for ids in ran)  # each chunk ran once
     assert len({ids[0] for ids in ran}) == 2  # and both workers took some
