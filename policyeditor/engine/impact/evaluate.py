@@ -42,7 +42,7 @@ Packed = tuple[list[str], int, bytes]
 
 def pack(objects: list[dict[str, Any]]) -> Packed:
     """A batch packed for a worker or a chunk file, with the namespaces its objects are in."""
-    names = sorted({identity(obj)["namespace"] for obj in objects} - {""})
+    names = sorted({namespace_of(obj) for obj in objects} - {""})
     return names, len(objects), marshal.dumps(objects, MARSHAL_FORMAT)
 
 
@@ -68,7 +68,7 @@ class Job:
 
     def for_objects(self, objects: list[dict[str, Any]]) -> Job:
         """This job with only the namespaces these objects are in (what a batch sends)."""
-        return self.for_names({identity(obj)["namespace"] for obj in objects})
+        return self.for_names({namespace_of(obj) for obj in objects})
 
     def for_names(self, names: Iterable[str]) -> Job:
         """This job with only these namespaces."""
@@ -82,6 +82,12 @@ class Job:
             wanted,
             self.crds,
         )
+
+
+def namespace_of(obj: dict[str, Any]) -> str:
+    """An object's namespace ("" where it has none): what `pack` notes of every object read."""
+    namespace = object_at(obj, "metadata").get("namespace")
+    return namespace if isinstance(namespace, str) else ""
 
 
 def identity(obj: dict[str, Any]) -> dict[str, str]:
