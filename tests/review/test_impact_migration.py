@@ -60,3 +60,43 @@ def test_finished_runs_become_result_rows_and_unfinished_ones_are_marked_failed(
         )
     finally:
         _migrate(_latest())
+
+
+def _run_indexes() -> list[tuple[str, list[str]]]:
+    """The non-unique indexes of the result rows, with their columns."""
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, "review_impactresult")
+    return sorted(
+        (name, info["columns"])
+        for name, info in constraints.items()
+        if info["index"] and not info["unique"]
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_result_rows_lose_only_their_index_on_the_run_alone_and_get_it_back_going_back():
+    others = [node for node in _latest() if node[0] != "review"]
+    try:
+        old = _migrate([("review", "0009_sharelink_try_inputs")] + others)
+        before = _run_indexes()
+        assert ["run_id"] in [columns for _, columns in before]
+        user = old.get_model("auth", "User").objects.create(username="alice")
+        draft = old.get_model("editor", "Draft").objects.create(name="d", owner=user, documents=[])
+        revision = old.get_model("editor", "Revision").objects.create(
+            draft=draft, number=1, documents=[]
+        )
+        run = old.get_model("review", "ImpactRun").objects.create(
+            draft=draft, revision=revision, total=1
+        )
+        old.get_model("review", "ImpactResult").objects.create(
+            run=run, position=0, name="kept", create_result="deny", update_result="deny"
+        )
+        new = _migrate(_latest())
+        after = _run_indexes()
+        assert [columns for _, columns in after if columns == ["run_id"]] == []
+        assert len(after) == len(before) - 1  # the five (run, column) indexes stay
+        assert new.get_model("review", "ImpactResult").objects.get(run_id=run.pk).name == "kept"
+        _migrate([("review", "0009_sharelink_try_inputs")] + others)
+        assert _run_indexes() == before
+    finally:
+        _migrate(_latest())
