@@ -99,6 +99,8 @@ def probe() -> None:
     """Evaluate in a loop from "go" to "stop" on stdin; print objects/s over that window.
 
     The engine measured beside the workers (see EngineBeside), on the objects they evaluate.
+    Standard input is read as bytes from its descriptor: a buffered readline could swallow a
+    "stop" that came with the "go", and select would then wait for it for ever.
     """
     from policyeditor.engine.impact import Job, evaluate_batch
 
@@ -106,14 +108,14 @@ def probe() -> None:
     objects = objects_as_read(2000)  # distinct objects: more than the caches hold, as in a run
     evaluate_batch(job, objects[:100])
     print("ready", flush=True)
-    sys.stdin.readline()
+    assert os.read(0, 3) == b"go\n"
     count, start = 0, time.perf_counter()
     end = start
-    while not select.select([sys.stdin], [], [], 0)[0]:
+    while not select.select([0], [], [], 0)[0]:
         evaluate_batch(job, objects[count % 2000 : count % 2000 + 100])
         count += 100
         end = time.perf_counter()
-    print(count / (end - start), flush=True)
+    print(count / (end - start) if count else 0.0, flush=True)
 
 
 class EngineBeside:
@@ -123,10 +125,11 @@ class EngineBeside:
     the other is busy too: an engine measured alone, before or after a run, compares the workers
     with a faster machine than the one they ran on. Measured in the same seconds, on the same cores
     (one engine process per worker, the scheduler sharing the cores alike), the ratio is the
-    workers' own overhead: the queue, the database, reading the dump, isolation.
+    workers' own overhead: the queue, the database, reading the dump, isolation. web_run starts
+    and stops them with its own clock.
     """
 
-    def __enter__(self) -> EngineBeside:
+    def __init__(self) -> None:
         self.procs = [
             subprocess.Popen(
                 [sys.executable, "-c", "import bench_impact; bench_impact.probe()"],
@@ -138,22 +141,31 @@ class EngineBeside:
             )
             for _ in range(WORKERS)
         ]
+        self.rates: list[float] = []
         for proc in self.procs:
             assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
-        for proc in self.procs:
-            assert proc.stdin is not None
-            proc.stdin.write("go\n")
-            proc.stdin.flush()
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.rates = []
+    def _tell(self, word: str) -> None:
         for proc in self.procs:
             assert proc.stdin is not None
-            proc.stdin.write("stop\n")
+            proc.stdin.write(word + "\n")
             proc.stdin.flush()
+
+    def start(self) -> None:
+        """The engine processes start evaluating."""
+        self._tell("go")
+
+    def stop(self) -> None:
+        """They stop, and say how fast they went."""
+        self._tell("stop")
+        self.rates = [float(proc.communicate(timeout=60)[0]) for proc in self.procs]
+
+    def close(self) -> None:
+        """Stop any that is still running (a run that failed)."""
         for proc in self.procs:
-            self.rates.append(float(proc.communicate()[0]))
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
     @property
     def rate(self) -> float:
@@ -240,8 +252,15 @@ def stop_workers(procs: list[subprocess.Popen]) -> None:
             p.wait()
 
 
-def web_run(dump: Path, documents: list[dict], *, measure_pages: bool = False):
-    """Seconds from queueing a run of the dump to its end, with the workers already running."""
+def web_run(
+    dump: Path,
+    documents: list[dict],
+    *,
+    measure_pages: bool = False,
+    beside: EngineBeside | None = None,
+):
+    """Seconds from queueing a run of the dump to its end, with the workers already running;
+    `beside` evaluates over exactly those seconds."""
     import django_env
 
     django_env.setup()
@@ -259,6 +278,8 @@ def web_run(dump: Path, documents: list[dict], *, measure_pages: bool = False):
     revision = draft.revisions.get(number=1)
     ImpactRun.objects.filter(created_by=user).update(state=ImpactRun.State.DONE)
     latencies = []
+    if beside is not None:
+        beside.start()
     start = time.perf_counter()
     with open(dump, "rb") as handle:
         run = impact_runs.start_run(user, draft, revision, File(handle, name="dump.json.gz"))
@@ -274,6 +295,8 @@ def web_run(dump: Path, documents: list[dict], *, measure_pages: bool = False):
             assert response.status_code == 200
         time.sleep(0.05)
     seconds = time.perf_counter() - start
+    if beside is not None:
+        beside.stop()
     run.refresh_from_db()
     assert run.state == "done", (run.state, run.error)
     return seconds, run, latencies
@@ -331,8 +354,11 @@ def run() -> list[Goal]:
             # The goal's ratio: the workers and an engine process beside each, in the same seconds.
             ratios = []
             for _ in range(SIDE_BY_SIDE):
-                with EngineBeside() as engine:
-                    seconds, _, _ = web_run(dump, [POLICY, BINDING])
+                engine = EngineBeside()
+                try:
+                    seconds, _, _ = web_run(dump, [POLICY, BINDING], beside=engine)
+                finally:
+                    engine.close()
                 ratios.append(size / seconds / WORKERS / engine.rate)
                 print(
                     f"side by side: web {size} objects in {seconds:.1f}s, each worker {size / seconds / WORKERS:.0f} objects/s; "

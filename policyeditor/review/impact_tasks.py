@@ -130,9 +130,10 @@ class _Reader:
                 self._objects(handle), min(BATCH, CHUNK), BATCH_WEIGHT
             ):
                 held.append(packed)
-                # One chunk's worth of objects stays held back: once the dump ends, what is held
-                # becomes chunks of a batch each, so the run's last tasks are short and end close
-                # together instead of one worker evaluating a whole last chunk alone.
+                # One to two chunks' worth of objects stay held back (less when they are large):
+                # once the dump ends, what is held becomes chunks of a batch each, so the run's
+                # last tasks are short and end close together instead of one worker evaluating a
+                # whole last chunk alone.
                 while _objects_in(held) >= 2 * CHUNK or _bytes_in(held) >= CHUNK_BYTES:
                     cut = _chunk_end(held)
                     self._flush(held[:cut])
