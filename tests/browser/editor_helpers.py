@@ -1,4 +1,4 @@
-"""Helpers for driving the editor's CodeMirror CEL fields in browser tests."""
+"""Helpers for driving the editor in browser tests: its CodeMirror CEL fields, its checkboxes."""
 
 from __future__ import annotations
 
@@ -24,6 +24,18 @@ def fill_cel(textarea: Locator, text: str) -> None:
     if text:
         content.page.keyboard.insert_text(text)
     expect(textarea).to_have_value(text)
+
+
+def tick(checkbox: Locator, checked: bool = True) -> None:
+    """Tick (or untick) a checkbox of the form from the keyboard, as a keyboard user would.
+
+    Live validation may place an error above the box at any moment (a new row stops being quiet
+    once it is typed in); a mouse click aimed at where the box was then misses it (seen once in
+    CI, under load: "Clicking the checkbox did not change its state").
+    """
+    if checkbox.is_checked() != checked:
+        checkbox.press("Space")
+    expect(checkbox).to_be_checked(checked=checked)
 
 
 # Two cores run the server, chromium and the tests: allow live updates a little longer.

@@ -12,7 +12,7 @@ from typing import Any
 from playwright.sync_api import Locator, expect
 
 from policyeditor.editor.formspec import Field, sections_for
-from tests.browser.editor_helpers import fill_cel
+from tests.browser.editor_helpers import fill_cel, tick
 
 
 def _get(obj: Any, dotted: str) -> Any:
@@ -95,9 +95,7 @@ def set_field(scope: Locator, spec: Field, prefix: str, obj: dict) -> None:
         box.locator("input").fill(_strings_text(value))
     elif widget == "checks":
         for choice in spec.choices:
-            box.locator(f'input[type="checkbox"][value="{choice}"]').set_checked(
-                choice in (value or [])
-            )
+            tick(box.locator(f'input[type="checkbox"][value="{choice}"]'), choice in (value or []))
     elif widget == "map":
         _set_map(box, spec, value)
     elif widget == "rows":

@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from policyeditor.editor.models import Draft
 from policyeditor.editor.services import save_draft
-from tests.browser.editor_helpers import cel_editor, cel_host, fill_cel, open_minimal_draft
+from tests.browser.editor_helpers import cel_editor, cel_host, fill_cel, open_minimal_draft, tick
 from tests.conftest import screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -175,7 +175,7 @@ def test_picking_a_built_in_resource_fills_its_group_and_version(alice_page):
     rule.get_by_label("Resources").press("Tab")
     expect(rule.get_by_label("API groups")).to_have_value('""')
     expect(rule.get_by_label("API versions")).to_have_value("v1")
-    rule.get_by_label("CREATE").check()
+    tick(rule.get_by_label("CREATE"))
     expect(page.locator("#yaml-preview")).to_contain_text("- pods")
     # object.spec.replicas does not exist on a Pod: valid, but the type check warns.
     expect(page.locator("#status-badge")).to_have_text("valid for Kubernetes 1.37, 1 warning")

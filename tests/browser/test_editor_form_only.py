@@ -11,7 +11,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from policyeditor.editor.models import Draft
 from policyeditor.engine.validation.documents import validate_documents
-from tests.browser.editor_helpers import fill_cel
+from tests.browser.editor_helpers import fill_cel, tick
 from tests.builders import rules, vap, vap_binding
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -73,7 +73,7 @@ class Actions:
 
     def tick(self, target: Locator) -> None:
         self.count += 1
-        target.check()
+        tick(target)
 
 
 def author_reference_policy_with_the_form(page: Page) -> int:
