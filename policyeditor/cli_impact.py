@@ -75,7 +75,7 @@ def _namespaces(paths: list[str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
     for path in paths:
         for obj, _ in _weighed(path):
             found.update(impact.namespaces_of([obj]))
-            namespace = impact.identity(obj)["namespace"]
+            namespace = impact.namespace_of(obj)
             if namespace:
                 used.add(namespace)
     return found, used
