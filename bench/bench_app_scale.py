@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sqlite3
 import statistics
-import time
 from pathlib import Path
 
 import django_env
@@ -71,14 +70,6 @@ def _copy(source: str, target: str) -> None:
     dst.close()
 
 
-def _timed(client, url: str) -> float:
-    start = time.perf_counter()
-    response = client.get(url)
-    elapsed = time.perf_counter() - start
-    assert response.status_code == 200, (url, response.status_code)
-    return elapsed
-
-
 def run() -> list[Goal]:
     """Measure and print benchmark 5."""
     django_env.setup()
@@ -121,10 +112,12 @@ def run() -> list[Goal]:
         for size in SIZES:  # the sizes take turns, request by request
             _use(databases[size])
             for name, url in pages.items():
-                samples[size, name].append(_timed(client, url))
+                samples[size, name].append(django_env.timed_get(client, url))
             if size == SIZES[-1]:
-                revision_samples[1].append(_timed(client, one_url))
-                revision_samples[REVISIONS].append(_timed(client, pages["review page"]))
+                revision_samples[1].append(django_env.timed_get(client, one_url))
+                revision_samples[REVISIONS].append(
+                    django_env.timed_get(client, pages["review page"])
+                )
     _use(base)
     times = {key: statistics.median(values) for key, values in samples.items()}
     for size in SIZES:

@@ -6,6 +6,7 @@ import atexit
 import os
 import shutil
 import tempfile
+import time
 
 _STATE: dict = {}
 
@@ -63,3 +64,12 @@ def count_queries(fn) -> int:
     with connection.execute_wrapper(counter):
         fn()
     return counter.count
+
+
+def timed_get(client, url: str) -> float:
+    """Seconds for one GET of `url` through the test client (which must answer 200)."""
+    start = time.perf_counter()
+    response = client.get(url)
+    elapsed = time.perf_counter() - start
+    assert response.status_code == 200, (url, response.status_code)
+    return elapsed

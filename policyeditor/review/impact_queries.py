@@ -43,18 +43,26 @@ def filter_results(
     kind: str = "",
 ) -> QuerySet[ImpactResult]:
     """The run's rows matching a result (in one or any operation), a change, a name, a kind..."""
-    rows = run.results.all()
     prefixes = {"CREATE": ["create"], "UPDATE": ["update"]}.get(operation, ["create", "update"])
+    rows = run.results.all()
     if result == "mutated":
         condition = Q()
         for prefix in prefixes:
             condition |= Q(**{f"{prefix}_mutated": True})
         rows = rows.filter(condition)
+    elif result in impact.RESULTS and len(prefixes) == 1:
+        rows = rows.filter(**{f"{prefixes[0]}_result": result})
+    elif result in impact.RESULTS and (only_changed or namespace or kind):
+        # Another indexed filter is the one lookup (SQLite would otherwise read its index once
+        # for each side of the OR).
+        rows = rows.filter(Q(create_result=result) | Q(update_result=result))
     elif result in impact.RESULTS:
-        condition = Q()
-        for prefix in prefixes:
-            condition |= Q(**{f"{prefix}_result": result})
-        rows = rows.filter(condition)
+        # The run goes into each side of the OR: SQLite then looks each side up in its own
+        # (run, x_result) index and unites them. With the run outside the OR it walks all the
+        # run's rows: 200 ms at a million rows, where a rare result now takes a few.
+        rows = ImpactResult.objects.filter(
+            Q(run=run, create_result=result) | Q(run=run, update_result=result)
+        )
     if only_changed:
         rows = rows.filter(CHANGED)
     if namespace:

@@ -398,6 +398,13 @@ class ImpactResult(models.Model):
             models.Index(fields=["run", "namespace"]),
             models.Index(fields=["run", "kind"]),
             models.Index(fields=["run", "changed"]),
+            # Partial: only mutated rows are in it, so a run without mutations pays nothing for
+            # it at insert time, and the "mutated" filter (in one or any operation) is a lookup.
+            models.Index(
+                fields=["run"],
+                condition=models.Q(create_mutated=True) | models.Q(update_mutated=True),
+                name="impact_result_mutated",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from policyeditor.engine import impact
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import impact_runs, impact_tasks, workflow
+from policyeditor.review.impact_store import insert_results
 from policyeditor.review.models import ImpactChunk, ImpactResult, ImpactRun
 from policyeditor.review.workflow import NotAllowed, WorkflowError
 from tests.builders import replica_limit as policy
@@ -108,19 +109,78 @@ def test_rows_are_filtered_and_counted_in_sql(draft, alice):
     assert impact_runs.summarize(run)["total"] == 4
 
 
+def test_every_shape_of_the_result_filter_picks_the_rows_a_plain_reading_of_it_picks(draft, alice):
+    # The query takes a different shape by filter (the run inside or outside an OR, a partial
+    # index): each must select what the filter says, on rows whose operations disagree.
+    run = finished(
+        impact_runs.start_run(
+            alice, draft, workflow.latest_revision(draft), kubectl_list([deployment("x", 1)])
+        )
+    )
+    run.results.all().delete()
+    combos = [
+        (create, update, create_mutated, update_mutated, changed, space)
+        for create, update in [("allow", "deny"), ("deny", "allow"), ("error", "error")]
+        + [("allow", "allow"), ("warn", "skip")]
+        for create_mutated, update_mutated in [(False, False), (True, False), (False, True)]
+        for changed in (False, True)
+        for space in ("a", "b")
+    ]
+    insert_results(
+        [
+            (run.pk, i, "v1", "ConfigMap", space, f"r{i}", create, update, "", "")
+            + (create_mutated, update_mutated, 0, changed, "", "")
+            for i, (create, update, create_mutated, update_mutated, changed, space) in enumerate(
+                combos
+            )
+        ]
+    )
+    for result in [*impact.RESULTS, "mutated"]:
+        for operation in ("", "CREATE", "UPDATE"):
+            for only_changed in (False, True):
+                for space in ("", "a"):
+                    expected = []
+                    for i, (create, update, c_mut, u_mut, changed, row_space) in enumerate(combos):
+                        by_operation = {"CREATE": (create, c_mut), "UPDATE": (update, u_mut)}
+                        sides = [by_operation[operation]] if operation else by_operation.values()
+                        hit = any(
+                            mutated if result == "mutated" else outcome == result
+                            for outcome, mutated in sides
+                        )
+                        if hit and (changed or not only_changed) and space in ("", row_space):
+                            expected.append(f"r{i}")
+                    rows = impact_runs.filter_results(
+                        run,
+                        result=result,
+                        operation=operation,
+                        only_changed=only_changed,
+                        namespace=space,
+                    )
+                    assert [row.name for row in rows] == expected, (result, operation, space)
+                    assert rows.count() == len(expected)
+
+
 @pytest.mark.parametrize(
-    ("filters", "lookup"),
+    ("filters", "lookups"),
     [
-        ({}, "(run_id=?)"),
-        ({"result": "deny", "operation": "CREATE"}, "(run_id=? AND create_result=?)"),
-        ({"result": "allow", "operation": "UPDATE"}, "(run_id=? AND update_result=?)"),
-        ({"namespace": "prod"}, "(run_id=? AND namespace=?)"),
-        ({"kind": "Deployment"}, "(run_id=? AND kind=?)"),
-        ({"only_changed": True}, "(run_id=? AND changed=?)"),
+        ({}, ["(run_id=?)"]),
+        ({"result": "deny", "operation": "CREATE"}, ["(run_id=? AND create_result=?)"]),
+        ({"result": "allow", "operation": "UPDATE"}, ["(run_id=? AND update_result=?)"]),
+        ({"namespace": "prod"}, ["(run_id=? AND namespace=?)"]),
+        ({"kind": "Deployment"}, ["(run_id=? AND kind=?)"]),
+        ({"only_changed": True}, ["(run_id=? AND changed=?)"]),
+        # In any operation: each side of the OR in its own index, the two united.
+        ({"result": "error"}, ["(run_id=? AND create_result=?)", "(run_id=? AND update_result=?)"]),
+        # ...unless another filter has an index: that one, once.
+        ({"result": "error", "only_changed": True}, ["(run_id=? AND changed=?)"]),
+        ({"result": "error", "namespace": "prod"}, ["(run_id=? AND namespace=?)"]),
+        # Mutated rows have a partial index of their own.
+        ({"result": "mutated"}, ["impact_result_mutated (run_id=?)"]),
+        ({"result": "mutated", "operation": "UPDATE"}, ["impact_result_mutated (run_id=?)"]),
     ],
 )
 def test_a_filter_of_a_runs_rows_is_looked_up_in_an_index_of_its_column(
-    draft, alice, filters, lookup
+    draft, alice, filters, lookups
 ):
     if connection.vendor != "sqlite":
         pytest.skip("reads SQLite's EXPLAIN QUERY PLAN")
@@ -133,18 +193,31 @@ def test_a_filter_of_a_runs_rows_is_looked_up_in_an_index_of_its_column(
     page, count = plan_of(lambda: list(rows[:20])), plan_of(rows.count)
     # The count reads the filter's own index; a page may instead walk the run's rows in order
     # (SQLite's choice, to avoid a sort), but never scans the table.
-    assert count.startswith("SEARCH review_impactresult USING") and count.endswith(lookup)
-    assert page.startswith("SEARCH review_impactresult USING") and "INDEX" in page
+    assert len(count) == len(lookups)
+    for step, lookup in zip(count, lookups, strict=True):
+        assert step.startswith("SEARCH review_impactresult USING") and step.endswith(lookup)
+    assert all(step.startswith("SEARCH review_impactresult USING") for step in page)
+    assert all("INDEX" in step for step in page)
 
 
-def plan_of(read) -> str:
-    """SQLite's plan step for the rows table in the last query `read` runs."""
-    with CaptureQueriesContext(connection) as queries:
+def plan_of(read) -> list[str]:
+    """SQLite's plan steps for the rows table in the last query `read` runs.
+
+    The query is explained as it ran, with its parameters: with the values written into the SQL
+    text (as the captured queries show them), SQLite may plan it otherwise.
+    """
+    ran: list[tuple[str, object]] = []
+
+    def keep(execute, sql, params, many, context):
+        ran.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(keep):
         read()
+    sql, params = ran[-1]
     with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN QUERY PLAN {queries[-1]['sql']}")
-        (step,) = [row[-1] for row in cursor.fetchall() if "review_impactresult" in row[-1]]
-    return step
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
+        return [row[-1] for row in cursor.fetchall() if "review_impactresult" in row[-1]]
 
 
 def test_an_outsider_cannot_start_a_run_and_a_user_has_a_limit_of_runs_at_once(
