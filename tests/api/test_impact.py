@@ -83,3 +83,35 @@ def test_a_missing_dump_is_400_and_a_body_past_the_limit_413(api, draft):
         **api._headers(None),
     )
     assert response.status_code == 413
+
+
+def test_a_large_upload_is_moved_into_the_impact_folder_not_copied(api, draft, settings, tmp_path):
+    # Past FILE_UPLOAD_MAX_MEMORY_SIZE Django streams an upload to a temporary file; storage
+    # renames that file into place (4 s of a 1 GiB upload's request went into copying it).
+    from django.core.files.storage import filesystem
+
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1024
+    settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path)
+    moved = []
+    original = filesystem.file_move_safe
+
+    def move(source, target, *args, **kwargs):
+        moved.append((source, target))
+        return original(source, target, *args, **kwargs)
+
+    dump = kubectl_json([deployment(f"d{i}", i) for i in range(40)])
+    assert len(dump) > 1024
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(filesystem, "file_move_safe", move)
+        started = start(api, draft, dump)
+    assert started.status_code == 202, started.content
+    ((source, target),) = moved
+    assert source.startswith(str(tmp_path)) and target.startswith(settings.POLICYEDITOR_IMPACT_DIR)
+    from policyeditor.review.models import ImpactRun
+
+    run = ImpactRun.objects.get(pk=started.json()["id"])
+    with run.dump.open("rb") as stored:
+        assert stored.read() == dump
+    work()
+    run.refresh_from_db()
+    assert run.state == "done" and run.total == 40
