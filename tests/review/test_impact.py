@@ -360,6 +360,42 @@ def test_the_pages_poll_the_run_then_show_counts_a_filterable_table_and_try_it_l
     assert report.count(b"\n") == 3 and b'"state": "done"' in report
 
 
+def test_a_refused_run_gives_the_form_back_with_what_was_pasted_and_ticked(
+    client, draft, alice, settings
+):
+    client.force_login(alice)
+    settings.POLICYEDITOR_IMPACT_RUNS_PER_USER = 1
+    url = reverse("review:impact_new", args=[draft.pk, 1])
+    dump = kubectl_list([deployment("kept-by-the-form", 1)])
+    first = client.post(url, {"dump": kubectl_list([deployment("a", 1)])})
+    assert first.status_code == 302
+    refused = client.post(
+        url, {"dump": dump, "namespaces": kubectl_list([namespace("prod")]), "no_defaulting": "on"}
+    )
+    html = refused.content.decode()
+    assert refused.status_code == 200 and "You already have 1 impact run going" in html
+    assert "kept-by-the-form" in html and "name: prod" in html
+    assert 'name="no_defaulting" id="id_no_defaulting" checked' in html
+    assert ImpactRun.objects.filter(created_by=alice).count() == 1
+    empty = client.post(url, {"dump": "", "no_defaulting": "on"}).content.decode()
+    assert "Paste or upload a dump of objects." in empty and "checked" in empty
+
+
+def test_a_refused_upload_asks_for_the_file_again(client, draft, alice, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client.force_login(alice)
+    settings.POLICYEDITOR_IMPACT_RUNS_PER_USER = 1
+    ImpactRun.objects.create(
+        draft=draft, revision=workflow.latest_revision(draft), created_by=alice
+    )
+    upload = SimpleUploadedFile("dump.json", kubectl_json([deployment("a", 1)]))
+    html = client.post(
+        reverse("review:impact_new", args=[draft.pk, 1]), {"dump_file": upload}
+    ).content.decode()
+    assert "You already have 1 impact run going" in html and "Choose the file again" in html
+
+
 def test_an_upload_past_the_old_3_mib_cap_is_accepted_and_one_past_the_limit_refused(
     client, draft, alice
 ):

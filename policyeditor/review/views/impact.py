@@ -18,6 +18,7 @@ from policyeditor.editor.access import get_draft_for
 from policyeditor.editor.views.editing import TRY_OBJECT_SESSION_KEY
 from policyeditor.engine import impact
 from policyeditor.review import impact_runs
+from policyeditor.review.forms import LIMIT_MIB, ImpactRunForm
 from policyeditor.review.impact_report import report_lines
 from policyeditor.review.impact_tasks import object_at
 from policyeditor.review.models import ImpactRun
@@ -28,47 +29,36 @@ from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_rev
 MAX_BODY = impact.MAX_DUMP_BYTES + 16 * 1024 * 1024
 
 
-def _upload(request: HtmxHttpRequest, file_field: str, text_field: str) -> object:
-    upload = request.FILES.get(file_field)
-    if upload is not None:
-        if (upload.size or 0) > impact.MAX_DUMP_BYTES:
-            raise WorkflowError(
-                f"The uploaded dump is larger than {impact.MAX_DUMP_BYTES // 2**20} MiB."
-            )
-        return upload  # Django streamed it to a temporary file: it is copied, never held in memory
-    return request.POST.get(text_field, "")
-
-
 @allow_large_body(MAX_BODY)
 @require_http_methods(["GET", "POST"])
 def impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     """The form to upload or paste a dump of objects (and namespaces) for revision `number`."""
     draft, revision = draft_and_revision(request.user, pk, number)
-    if request.method == "POST":
+    # On a refusal the form comes back with what was pasted and ticked (a browser cannot refill
+    # a file input: the message says to choose the file again).
+    form = ImpactRunForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
         try:
-            dump = _upload(request, "dump_file", "dump")
-            namespaces = _upload(request, "namespaces_file", "namespaces")
-            if not dump:
-                raise WorkflowError("Paste or upload a dump of objects.")
             run = impact_runs.start_run(
                 request.user,
                 draft,
                 revision,
-                dump,  # type: ignore[arg-type]
-                namespaces or None,  # type: ignore[arg-type]
-                defaulting=request.POST.get("no_defaulting") != "on",
+                form.cleaned_data["objects"],
+                form.cleaned_data["namespace_objects"],
+                defaulting=not form.cleaned_data["no_defaulting"],
             )
         except NotAllowed as error:
             return forbidden(request, str(error))
         except WorkflowError as error:
-            messages.error(request, str(error))
+            form.add_error(None, str(error))
         else:
             return redirect(run)
     context = {
         "draft": draft,
         "revision": revision,
+        "form": form,
         "approved": approved_revision(draft),
-        "limit_mib": impact.MAX_DUMP_BYTES // 2**20,
+        "limit_mib": LIMIT_MIB,
         "runs": ImpactRun.objects.filter(draft=draft).select_related("revision", "baseline")[:10],
     }
     return render(request, "review/impact_new.html", context)

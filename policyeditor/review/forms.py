@@ -1,0 +1,67 @@
+"""Django forms of review: the dump of objects an impact run evaluates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from policyeditor.engine import impact
+
+LIMIT_MIB = impact.MAX_DUMP_BYTES // 2**20
+DUMP_TYPES = ".yaml,.yml,.json,.gz"
+
+
+def _pasted(rows: int, label: str) -> forms.CharField:
+    return forms.CharField(
+        required=False,
+        strip=False,  # the dump is evaluated as pasted
+        widget=forms.Textarea(attrs={"rows": rows, "class": "code", "spellcheck": "false"}),
+        label=label,
+    )
+
+
+def _uploaded(label: str) -> forms.FileField:
+    return forms.FileField(
+        required=False, label=label, widget=forms.FileInput(attrs={"accept": DUMP_TYPES})
+    )
+
+
+class ImpactRunForm(forms.Form):
+    """Objects (and Namespace objects) pasted or uploaded; an upload wins over a paste."""
+
+    dump = _pasted(10, "Objects (paste)")
+    dump_file = _uploaded("…or upload objects")
+    namespaces = _pasted(4, "Namespaces (paste, optional)")
+    namespaces_file = _uploaded("…or upload namespaces")
+    no_defaulting = forms.BooleanField(
+        required=False,
+        label="skip defaulting (evaluate the objects as given; a dump taken from a cluster is "
+        "already defaulted)",
+    )
+
+    def _clean_upload(self, name: str) -> Any:
+        upload = self.cleaned_data.get(name)
+        if upload is not None and (upload.size or 0) > impact.MAX_DUMP_BYTES:
+            raise forms.ValidationError(f"The uploaded dump is larger than {LIMIT_MIB} MiB.")
+        return upload
+
+    def clean_dump_file(self) -> Any:
+        return self._clean_upload("dump_file")
+
+    def clean_namespaces_file(self) -> Any:
+        return self._clean_upload("namespaces_file")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data is None:  # what Form.clean never returns; Django then keeps cleaned_data
+            data = self.cleaned_data
+        if self.errors:
+            return data
+        # Django streamed an upload to a temporary file: it is moved or copied, never held in
+        # memory. A paste is small (the body limit of a form without a file).
+        data["objects"] = data.get("dump_file") or data.get("dump") or ""
+        data["namespace_objects"] = data.get("namespaces_file") or data.get("namespaces") or None
+        if not data["objects"]:
+            raise forms.ValidationError("Paste or upload a dump of objects.")
+        return data
