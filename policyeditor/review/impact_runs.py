@@ -16,7 +16,15 @@ from policyeditor.review.models import Action, ImpactRun
 from policyeditor.review.permissions import can_view
 from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_revision
 
-__all__ = ["cancel_run", "filter_results", "requeue_stale", "start_run", "summarize"]
+__all__ = [
+    "at_limit",
+    "cancel_run",
+    "filter_results",
+    "limit_message",
+    "requeue_stale",
+    "start_run",
+    "summarize",
+]
 
 DEFAULT_RUNS_PER_USER = 2
 ACTIVE = (ImpactRun.State.QUEUED, ImpactRun.State.READING, ImpactRun.State.RUNNING)
@@ -25,6 +33,23 @@ ACTIVE = (ImpactRun.State.QUEUED, ImpactRun.State.READING, ImpactRun.State.RUNNI
 def runs_per_user() -> int:
     """How many runs one user may have going at once (POLICYEDITOR_IMPACT_RUNS_PER_USER)."""
     return int(getattr(settings, "POLICYEDITOR_IMPACT_RUNS_PER_USER", DEFAULT_RUNS_PER_USER))
+
+
+def at_limit(user: Any) -> bool:
+    """True when the user already has as many runs queued or going as one user may have."""
+    limit = runs_per_user()
+    return bool(limit) and (
+        ImpactRun.objects.filter(created_by=user, state__in=ACTIVE).count() >= limit
+    )
+
+
+def limit_message() -> str:
+    """What a user at the limit of runs is told."""
+    limit = runs_per_user()
+    return (
+        f"You already have {limit} impact run{'s' if limit != 1 else ''} going, the most one "
+        "user may have at once. Wait for one to finish or cancel it."
+    )
 
 
 def _as_file(data: IO[bytes] | bytes | str, name: str) -> File:
@@ -51,12 +76,8 @@ def start_run(
     """Store the dump (once, as given) and queue the run; it compares with the approved revision."""
     if not can_view(user, draft) or revision.draft_id != draft.pk:
         raise NotAllowed("You cannot analyse this draft.")
-    limit = runs_per_user()
-    if limit and ImpactRun.objects.filter(created_by=user, state__in=ACTIVE).count() >= limit:
-        raise WorkflowError(
-            f"You already have {limit} impact run{'s' if limit != 1 else ''} going, the most one "
-            "user may have at once. Wait for one to finish or cancel it."
-        )
+    if at_limit(user):
+        raise WorkflowError(limit_message())
     baseline = approved_revision(draft)
     if baseline is not None and baseline.pk == revision.pk:
         baseline = None

@@ -366,6 +366,7 @@ def test_a_refused_run_gives_the_form_back_with_what_was_pasted_and_ticked(
     client.force_login(alice)
     settings.POLICYEDITOR_IMPACT_RUNS_PER_USER = 1
     url = reverse("review:impact_new", args=[draft.pk, 1])
+    assert "impact run going" not in client.get(url).content.decode()
     dump = kubectl_list([deployment("kept-by-the-form", 1)])
     first = client.post(url, {"dump": kubectl_list([deployment("a", 1)])})
     assert first.status_code == 302
@@ -377,6 +378,8 @@ def test_a_refused_run_gives_the_form_back_with_what_was_pasted_and_ticked(
     assert "kept-by-the-form" in html and "name: prod" in html
     assert 'name="no_defaulting" id="id_no_defaulting" checked' in html
     assert ImpactRun.objects.filter(created_by=alice).count() == 1
+    # The form says so before a dump is chosen too.
+    assert "You already have 1 impact run going" in client.get(url).content.decode()
     empty = client.post(url, {"dump": "", "no_defaulting": "on"}).content.decode()
     assert "Paste or upload a dump of objects." in empty and "checked" in empty
 

@@ -59,6 +59,9 @@ def impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
         "form": form,
         "approved": approved_revision(draft),
         "limit_mib": LIMIT_MIB,
+        # Said before a dump is chosen, not only once a large one has been sent.
+        "at_limit": request.method == "GET" and impact_runs.at_limit(request.user),
+        "limit_message": impact_runs.limit_message(),
         "runs": ImpactRun.objects.filter(draft=draft).select_related("revision", "baseline")[:10],
     }
     return render(request, "review/impact_new.html", context)
