@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from django.core.paginator import EmptyPage, Paginator
+from django.core.paginator import EmptyPage
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -171,8 +171,10 @@ class ImpactRunRowsView(ApiView):
             number = int(params.get("page", 1))
         except ValueError:
             raise Problem(400, "page and page_size must be numbers") from None
-        rows = impact_runs.filter_results(
+        paginator = impact_runs.paginate_results(
             run,
+            size,
+            number,
             result=result,
             operation=operation,
             only_changed=params.get("changed", "").lower() in ("1", "true"),
@@ -180,7 +182,6 @@ class ImpactRunRowsView(ApiView):
             namespace=params.get("namespace", ""),
             kind=params.get("kind", ""),
         )
-        paginator = Paginator(rows, size)
         try:
             page = paginator.page(number)
         except EmptyPage:

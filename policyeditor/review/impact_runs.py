@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from policyeditor.editor.models import Draft, Revision
 from policyeditor.review import audit, impact_tasks
-from policyeditor.review.impact_queries import filter_results, summarize
+from policyeditor.review.impact_queries import filter_results, paginate_results, summarize
 from policyeditor.review.models import Action, ImpactRun
 from policyeditor.review.permissions import can_view
 from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_revision
@@ -21,6 +21,7 @@ __all__ = [
     "cancel_run",
     "filter_results",
     "limit_message",
+    "paginate_results",
     "requeue_stale",
     "start_run",
     "summarize",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -92,10 +91,17 @@ def impact_run(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
         result, operation = request.GET.get("result", ""), request.GET.get("operation", "")
         only_changed, text = request.GET.get("changed") == "1", request.GET.get("q", "")
         filters = {"result": result, "operation": operation, "changed": only_changed, "q": text}
-        rows = impact_runs.filter_results(
-            run, result=result, operation=operation, only_changed=only_changed, text=text
+        number = request.GET.get("page")
+        paginator = impact_runs.paginate_results(
+            run,
+            100,
+            number or 1,
+            result=result,
+            operation=operation,
+            only_changed=only_changed,
+            text=text,
         )
-        page = Paginator(rows, 100).get_page(request.GET.get("page"))
+        page = paginator.get_page(number)
         context.update(
             summary=run.summary or impact_runs.summarize(run),
             page=page,
