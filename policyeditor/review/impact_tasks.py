@@ -129,6 +129,11 @@ class _Reader:
             for packed in impact.pack_batches(
                 self._objects(handle), min(BATCH, CHUNK), BATCH_WEIGHT
             ):
+                if not self.stale:
+                    # The first batch is a chunk of its own at once: the other workers start on
+                    # it while this one reads on (it would otherwise wait for two chunks' worth).
+                    self._flush([packed])
+                    continue
                 held.append(packed)
                 # One to two chunks' worth of objects stay held back (less when they are large):
                 # once the dump ends, what is held becomes chunks of a batch each, so the run's

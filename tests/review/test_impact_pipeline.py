@@ -76,8 +76,8 @@ def test_a_chunk_runs_while_the_dump_is_read_and_is_evaluated_again_when_its_nam
     work()
     # Evaluated while reading, before prod's labels were known: the policy did not apply.
     assert seen == [("reading", 4, {"skip"})]
-    # The reader holds one chunk's worth back (see test_the_dumps_last_objects_...): 8 read.
-    assert "Reading the dump: 8 objects read, 4 evaluated" in pages[0]
+    # The first batch is a chunk of its own at once (see test_the_dumps_last_objects_...).
+    assert "Reading the dump: 4 objects read, 4 evaluated" in pages[0]
     run.refresh_from_db()
     assert run.state == "done" and run.total == 11 and run.position == 11
     results = dict(run.results.values_list("name", "create_result"))
@@ -176,10 +176,11 @@ def test_the_dumps_last_objects_are_chunks_of_a_batch_each_so_the_runs_last_task
     run = start_deployments(alice, draft, 2000)
     impact_tasks.prepare_run.call(run.pk)
     chunks = ImpactChunk.objects.filter(run=run).order_by("index")
-    # One chunk's worth (400) was held back until the end of the dump, then split.
-    assert list(chunks.values_list("count", flat=True)) == [400] * 4 + [50] * 8
-    assert list(chunks.values_list("start", flat=True)) == [0, 400, 800, 1200] + [
-        1600 + 50 * i for i in range(8)
+    # The first batch went at once; then one to two chunks' worth (750) were held back until the
+    # end of the dump, then split.
+    assert list(chunks.values_list("count", flat=True)) == [50] + [400] * 3 + [50] * 15
+    assert list(chunks.values_list("start", flat=True)) == [0, 50, 450, 850] + [
+        1250 + 50 * i for i in range(15)
     ]
     work()
     run.refresh_from_db()

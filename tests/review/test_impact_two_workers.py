@@ -72,8 +72,9 @@ def test_two_workers_share_the_chunks_of_one_run_and_every_object_gets_one_row(
     assert run.total == run.position == ImpactResult.objects.filter(run=run).count() == 7000
     assert run.summary["CREATE"]["deny"] == sum(1 for i in range(7000) if i % 8 > 5)
     chunks = ImpactChunk.objects.filter(run=run).order_by("index")
-    # Chunks of 2,000, then the 3,000 objects held back until the end in chunks of a batch.
-    assert list(chunks.values_list("count", flat=True)) == [2000, 2000] + [500] * 6
+    # The first batch at once, chunks of 2,000, then the 2,500 objects held back until the end
+    # in chunks of a batch.
+    assert list(chunks.values_list("count", flat=True)) == [500, 2000, 2000] + [500] * 5
     chunk_ids = set(chunks.values_list("pk", flat=True))
     tasks = DBTaskResult.objects.filter(task_path__endswith="run_chunk")
     ran = [task.worker_ids for task in tasks if task.args_kwargs["args"][0] in chunk_ids]
