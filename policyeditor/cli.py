@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from policyeditor.engine.errors import InputError
 from policyeditor.engine.objects import name_of
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_BROKEN_PIPE = 128 + 13  # as a shell reports a process SIGPIPE stopped
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 
 
@@ -203,11 +205,27 @@ def main(
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # Whoever read the output stopped (`| head`): end quietly, with a Unix tool's status
+        # for SIGPIPE, and with nothing left for the exit's own flush to fail on.
+        _discard_further_output(out)
+        return EXIT_BROKEN_PIPE
     except Exception as error:  # a bug must still be one clear line, not a traceback
         err.write(
             f"policyeditor {args.command}: internal error: {type(error).__name__}: {_one_line(error)}\n"
         )
         return EXIT_USAGE
+
+
+def _discard_further_output(out: TextIO) -> None:
+    """Point the stream's file descriptor at /dev/null (what Python's docs advise on SIGPIPE)."""
+    try:
+        descriptor = out.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (a test's StringIO): nothing is flushed to a pipe at exit
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, descriptor)
+    os.close(devnull)
 
 
 def _one_line(error: BaseException) -> str:

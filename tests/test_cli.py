@@ -580,3 +580,18 @@ def test_test_coverage_with_worker_processes_prints_what_one_process_prints():
     alone = run("test", *paths, "-j", "1")
     assert alone[0] == 0 and "coverage:" in alone[1]
     assert run("test", *paths, "-j", "2") == alone
+
+
+def test_output_into_a_closed_pipe_ends_quietly_with_the_status_of_sigpipe():
+    # `policyeditor ... | head`: head leaves once it has its lines.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "policyeditor", "validate", str(INVALID_POLICY)] + ["-o", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(),
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # gone before the command writes anything
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141
+    assert stderr == ""
