@@ -160,6 +160,9 @@ def paginate_results(
     """The run's rows matching `filters` (see filter_results) in pages, found the way that reaches
     `page` soonest; counts the summary holds are not counted again (a million rows take 60 to
     300 ms to count)."""
-    number = int(page) if str(page).isdigit() else 1  # what Paginator.get_page makes of it
-    rows = filter_results(run, rows_wanted=max(1, number) * per_page, **filters)
+    try:
+        number = max(1, int(page))
+    except (TypeError, ValueError):  # what Paginator.get_page turns into its first page
+        number = 1
+    rows = filter_results(run, rows_wanted=number * per_page, **filters)
     return RowPaginator(rows, per_page, known_count(run, **filters))

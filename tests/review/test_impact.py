@@ -272,6 +272,18 @@ def test_a_result_in_either_operation_is_found_the_way_that_reaches_the_page_soo
     assert len(plan_of(rows.count)) == (2 if united else 1)
 
 
+@pytest.mark.parametrize("page", ["²", "-3", "abc", "", "1e3", "99999999999999999999"])
+def test_an_odd_page_number_gives_a_page_not_an_error(client, draft, alice, page):
+    client.force_login(alice)
+    run = finished(
+        impact_runs.start_run(
+            alice, draft, workflow.latest_revision(draft), kubectl_list([deployment("a", 2)])
+        )
+    )
+    response = client.get(run.get_absolute_url(), {"result": "allow", "page": page})
+    assert response.status_code == 200 and "Deployment default/a" in response.content.decode()
+
+
 def plan_of(read) -> list[str]:
     """SQLite's plan steps for the rows table in the last query `read` runs.
 
