@@ -199,7 +199,9 @@ def main(
     }[args.command]
     try:
         with crds_in_force(args):
-            return handler(args, out, err)
+            status = handler(args, out, err)
+        out.flush()  # here, where a closed pipe is caught, not in the interpreter's exit
+        return status
     except InputError as error:
         err.write(f"policyeditor {args.command}: error: {_one_line(error)}\n")
         return EXIT_USAGE

@@ -588,7 +588,8 @@ def test_output_into_a_closed_pipe_ends_quietly_with_the_status_of_sigpipe():
         [sys.executable, "-m", "policyeditor", "validate", str(INVALID_POLICY)] + ["-o", "json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=_env(),
+        # Buffered, as a shell runs it: the output is written when the command flushes it.
+        env={key: value for key, value in _env().items() if key != "PYTHONUNBUFFERED"},
     )
     assert process.stdout is not None and process.stderr is not None
     process.stdout.close()  # gone before the command writes anything

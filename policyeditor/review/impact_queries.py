@@ -118,8 +118,10 @@ def _walk_is_sooner(run: ImpactRun, result: str, rows_wanted: int) -> bool:
         matches = summary["CREATE"][result] + summary["UPDATE"][result]
     if not matches:
         return False
-    walked = min(total, rows_wanted * total / matches)
-    return bool(walked < UNITE_PER_WALK * matches)
+    # min(total, rows_wanted * total / matches) < UNITE_PER_WALK * matches, in integers and a
+    # comparison Python makes exactly: a page number of hundreds of digits must not overflow.
+    unite = UNITE_PER_WALK * matches
+    return bool(total < unite or rows_wanted * total < unite * matches)
 
 
 def known_count(run: ImpactRun, **filters: Any) -> int | None:

@@ -272,7 +272,7 @@ def test_a_result_in_either_operation_is_found_the_way_that_reaches_the_page_soo
     assert len(plan_of(rows.count)) == (2 if united else 1)
 
 
-@pytest.mark.parametrize("page", ["²", "-3", "abc", "", "1e3", "99999999999999999999"])
+@pytest.mark.parametrize("page", ["²", "-3", "abc", "", "1e3", "9" * 20, "9" * 400])
 def test_an_odd_page_number_gives_a_page_not_an_error(client, draft, alice, page):
     client.force_login(alice)
     run = finished(
