@@ -107,6 +107,10 @@ class _Stopped(Exception):
     """The run stopped being this reader's while it read."""
 
 
+class _SplitOtherwise(Exception):
+    """A reader that died had cut the dump into other chunks than this one does."""
+
+
 class _Reader:
     """Streams the dump once into chunk files, queueing each chunk's task as soon as it is written."""
 
@@ -115,7 +119,13 @@ class _Reader:
         self.namespaces: dict[str, dict[str, Any]] = {}
         self.used: set[str] = set()
         self.stale: dict[int, set[str]] = {}  # per chunk index: namespaces unknown when written
-        self.existing = set(ImpactChunk.objects.filter(run=run).values_list("index", flat=True))
+        # Chunks a reader that died already wrote and queued: index -> (start, count).
+        self.existing = {
+            index: (start, count)
+            for index, start, count in ImpactChunk.objects.filter(run=run).values_list(
+                "index", "start", "count"
+            )
+        }
         self.total = 0  # objects read
         self.chunked = 0  # objects in chunk files (the reader holds some back, see read)
 
@@ -163,6 +173,8 @@ class _Reader:
         known = {name: self.namespaces[name] for name in sorted(names) if name in self.namespaces}
         self.stale[index] = names - known.keys()
         if index in self.existing:  # read again after the first reader died: already queued
+            if self.existing[index] != (start, count):
+                raise _SplitOtherwise  # that reader ran another version (an upgrade in between)
             return
         write_chunk(self.run.pk, index, ChunkFile(batches, known, sorted(self.stale[index])))
         lease = timezone.now() + timedelta(seconds=lease_seconds())
@@ -213,6 +225,15 @@ def prepare_run(run_id: int) -> None:
     try:
         reader.read()
     except _Stopped:
+        return
+    except _SplitOtherwise:
+        # Its chunks and this reader's would overlap: rows counted twice, namespaces checked
+        # against the wrong chunk. Nothing of the run can be trusted; it starts again clean.
+        _fail(
+            run_id,
+            "The worker reading the dump stopped, and the one that took over (another version of "
+            "policyeditor) cuts the dump into other chunks. Start the run again.",
+        )
         return
     except impact.DumpError as error:
         _fail(run_id, f"Cannot read the dump: {error}")
@@ -345,14 +366,16 @@ def _store(run_id: int, chunk: ImpactChunk, values: list[Any], stale: list[str])
         # transaction locks it first): the state read here cannot change before this commits.
         run = ImpactRun.objects.select_for_update().filter(pk=run_id)
         state, namespaces = run.values_list("state", "namespaces").get()
+        done = ImpactChunk.objects.filter(pk=chunk.pk).exclude(state=ImpactChunk.State.DONE)
+        if not done.update(state=ImpactChunk.State.DONE):
+            # Another attempt (this one's lease ran out meanwhile) stored the chunk first: its
+            # rows stand, and the run's summary may already count them.
+            return
         # A retried chunk replaces what an earlier attempt may have written.
         ImpactResult.objects.filter(
             run_id=run_id, position__gte=chunk.start, position__lt=chunk.start + chunk.count
         ).delete()
         insert_results(values)
-        done = ImpactChunk.objects.filter(pk=chunk.pk).exclude(state=ImpactChunk.State.DONE)
-        if not done.update(state=ImpactChunk.State.DONE):
-            return
         ImpactRun.objects.filter(pk=run_id).update(position=F("position") + len(values))
         # Read to the end after this chunk started: a namespace it lacked may have turned up.
         if state == ImpactRun.State.RUNNING and set(stale) & set(namespaces):

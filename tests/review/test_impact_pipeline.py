@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from policyeditor.editor.services import save_draft
 from policyeditor.engine.manifests.loading import dump_documents
@@ -186,3 +189,78 @@ def test_the_dumps_last_objects_are_chunks_of_a_batch_each_so_the_runs_last_task
     run.refresh_from_db()
     assert run.state == "done" and run.position == 2000
     assert list(run.results.values_list("position", flat=True)) == list(range(2000))
+
+
+_FLUSH = impact_tasks._Reader._flush
+
+
+class _WorkerDied(BaseException):
+    """A reader's process ending mid-read: no handler of the task runs."""
+
+
+def _reader_dies_after(monkeypatch, chunks: int) -> None:
+    flush = impact_tasks._Reader._flush
+
+    def flush_then_die(reader, batches):
+        flush(reader, batches)
+        if len(reader.stale) == chunks:
+            raise _WorkerDied
+
+    monkeypatch.setattr(impact_tasks._Reader, "_flush", flush_then_die)
+
+
+def test_a_reader_taking_over_from_a_dead_one_writes_only_the_chunks_it_had_not(
+    draft, alice, monkeypatch
+):
+    run = start_deployments(alice, draft, 2000)
+    monkeypatch.setattr(impact_tasks, "CHUNK", 400)
+    monkeypatch.setattr(impact_tasks, "BATCH", 50)
+    _reader_dies_after(monkeypatch, 3)
+    with pytest.raises(_WorkerDied):
+        impact_tasks.prepare_run.call(run.pk)
+    assert ImpactChunk.objects.filter(run=run).count() == 3
+    run = _take_over(run, monkeypatch)
+    assert run.state == "done" and run.total == run.position == 2000
+    assert list(run.results.values_list("position", flat=True)) == list(range(2000))
+
+
+def _take_over(run: ImpactRun, monkeypatch) -> ImpactRun:
+    """The dead reader's lease runs out; a new reader reads the dump again, workers evaluate."""
+    monkeypatch.setattr(impact_tasks._Reader, "_flush", _FLUSH)
+    ImpactRun.objects.filter(pk=run.pk).update(read_lease=timezone.now() - timedelta(seconds=1))
+    assert impact_runs.requeue_stale(run) >= 1
+    work()
+    run.refresh_from_db()
+    return run
+
+
+def test_a_reader_that_cuts_the_dump_otherwise_than_the_dead_one_fails_the_run_clearly(
+    draft, alice, monkeypatch
+):
+    run = start_deployments(alice, draft, 2000)
+    monkeypatch.setattr(impact_tasks, "CHUNK", 400)
+    monkeypatch.setattr(impact_tasks, "BATCH", 50)
+    _reader_dies_after(monkeypatch, 3)
+    with pytest.raises(_WorkerDied):
+        impact_tasks.prepare_run.call(run.pk)
+    monkeypatch.setattr(impact_tasks, "CHUNK", 300)  # a new version, with other chunks
+    run = _take_over(run, monkeypatch)
+    assert run.state == "failed" and "cuts the dump into other chunks" in run.error
+    assert not run.results.exists()
+
+
+def test_an_attempt_that_ends_after_its_chunk_was_stored_leaves_the_rows_as_they_are(draft, alice):
+    run = start_deployments(alice, draft, 3)
+    work()
+    run.refresh_from_db()
+    chunk = ImpactChunk.objects.get(run=run)
+    before = list(run.results.values_list("position", "create_result"))
+    late = [
+        (run.pk, i, "v1", "ConfigMap", "", f"late-{i}", "error", "error", "", "")
+        + (False, False, 0, False, "", "")
+        for i in range(3)
+    ]
+    impact_tasks._store(run.pk, chunk, late, [])
+    run.refresh_from_db()
+    assert list(run.results.values_list("position", "create_result")) == before
+    assert run.position == 3
