@@ -198,30 +198,22 @@ class _WorkerDied(BaseException):
     """A reader's process ending mid-read: no handler of the task runs."""
 
 
-def _reader_dies_after(monkeypatch, chunks: int) -> None:
-    flush = impact_tasks._Reader._flush
+def _run_whose_reader_died(user, draft, monkeypatch) -> ImpactRun:
+    """A run of 2,000 objects whose reader wrote 3 chunks of 400 (batches of 50), then died."""
+    monkeypatch.setattr(impact_tasks, "CHUNK", 400)
+    monkeypatch.setattr(impact_tasks, "BATCH", 50)
+    run = start_deployments(user, draft, 2000)
 
     def flush_then_die(reader, batches):
-        flush(reader, batches)
-        if len(reader.stale) == chunks:
+        _FLUSH(reader, batches)
+        if len(reader.stale) == 3:
             raise _WorkerDied
 
     monkeypatch.setattr(impact_tasks._Reader, "_flush", flush_then_die)
-
-
-def test_a_reader_taking_over_from_a_dead_one_writes_only_the_chunks_it_had_not(
-    draft, alice, monkeypatch
-):
-    run = start_deployments(alice, draft, 2000)
-    monkeypatch.setattr(impact_tasks, "CHUNK", 400)
-    monkeypatch.setattr(impact_tasks, "BATCH", 50)
-    _reader_dies_after(monkeypatch, 3)
     with pytest.raises(_WorkerDied):
         impact_tasks.prepare_run.call(run.pk)
     assert ImpactChunk.objects.filter(run=run).count() == 3
-    run = _take_over(run, monkeypatch)
-    assert run.state == "done" and run.total == run.position == 2000
-    assert list(run.results.values_list("position", flat=True)) == list(range(2000))
+    return run
 
 
 def _take_over(run: ImpactRun, monkeypatch) -> ImpactRun:
@@ -234,15 +226,18 @@ def _take_over(run: ImpactRun, monkeypatch) -> ImpactRun:
     return run
 
 
+def test_a_reader_taking_over_from_a_dead_one_writes_only_the_chunks_it_had_not(
+    draft, alice, monkeypatch
+):
+    run = _take_over(_run_whose_reader_died(alice, draft, monkeypatch), monkeypatch)
+    assert run.state == "done" and run.total == run.position == 2000
+    assert list(run.results.values_list("position", flat=True)) == list(range(2000))
+
+
 def test_a_reader_that_cuts_the_dump_otherwise_than_the_dead_one_fails_the_run_clearly(
     draft, alice, monkeypatch
 ):
-    run = start_deployments(alice, draft, 2000)
-    monkeypatch.setattr(impact_tasks, "CHUNK", 400)
-    monkeypatch.setattr(impact_tasks, "BATCH", 50)
-    _reader_dies_after(monkeypatch, 3)
-    with pytest.raises(_WorkerDied):
-        impact_tasks.prepare_run.call(run.pk)
+    run = _run_whose_reader_died(alice, draft, monkeypatch)
     monkeypatch.setattr(impact_tasks, "CHUNK", 300)  # a new version, with other chunks
     run = _take_over(run, monkeypatch)
     assert run.state == "failed" and "cuts the dump into other chunks" in run.error
