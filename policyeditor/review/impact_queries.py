@@ -36,16 +36,18 @@ def summarize(run: ImpactRun) -> dict[str, Any]:
         )
         summary[operation] = {result: counts.get(result, 0) for result in impact.RESULTS}
         summary[operation]["mutated"] = results.filter(**{f"{prefix}_mutated": True}).count()
-    # In either operation, one pass: the page's default filter counts from these, not the rows.
+    # In either operation (the page's default filter counts from these, not the rows), the
+    # annotations and the total: one pass over the run's rows.
     either = {
         result: Count("pk", filter=Q(create_result=result) | Q(update_result=result))
         for result in impact.RESULTS
     }
     either["mutated"] = Count("pk", filter=Q(create_mutated=True) | Q(update_mutated=True))
-    summary[ANY_OPERATION] = results.aggregate(**either)
-    summary["annotations"] = results.aggregate(n=Sum("annotations"))["n"] or 0
+    totals = results.aggregate(**either, sum_of_annotations=Sum("annotations"), rows=Count("pk"))
+    summary[ANY_OPERATION] = {name: totals[name] for name in either}
+    summary["annotations"] = totals["sum_of_annotations"] or 0
     summary["changed"] = results.filter(CHANGED).count()
-    summary["total"] = results.count()
+    summary["total"] = totals["rows"]
     return summary
 
 
