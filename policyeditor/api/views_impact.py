@@ -84,6 +84,10 @@ class ImpactRunStartView(ApiView):
             revision = revision_of(draft, int(number) if number else None)
         except ValueError:
             raise Problem(400, "revision must be a number") from None
+        # Before the body is read: a user at the limit is refused without uploading a GiB first.
+        # (start_run checks again, for the pages and for runs started meanwhile.)
+        if impact_runs.at_limit(request.user):
+            raise Problem(409, impact_runs.limit_message())
         dump = request.FILES.get("dump")
         if dump is None:
             raise Problem(400, "Send the objects as the multipart file field `dump`.")

@@ -85,6 +85,22 @@ def test_a_missing_dump_is_400_and_a_body_past_the_limit_413(api, draft):
     assert response.status_code == 413
 
 
+def test_a_user_at_the_limit_of_runs_is_refused_before_the_upload_is_read(api, draft, settings):
+    from rest_framework.parsers import MultiPartParser
+
+    settings.POLICYEDITOR_IMPACT_RUNS_PER_USER = 1
+    assert start(api, draft, kubectl_json([deployment("a", 1)])).status_code == 202
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the upload was parsed")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(MultiPartParser, "parse", refuse)
+        refused = start(api, draft, kubectl_json([deployment("b", 1)]))
+    assert refused.status_code == 409
+    assert "You already have 1 impact run going" in refused.json()["detail"]
+
+
 def test_a_large_upload_is_moved_into_the_impact_folder_not_copied(api, draft, settings, tmp_path):
     # Past FILE_UPLOAD_MAX_MEMORY_SIZE Django streams an upload to a temporary file; storage
     # renames that file into place (4 s of a 1 GiB upload's request went into copying it).
