@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import IO, Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.core.files.base import ContentFile
+from django.db import transaction
 from django.utils import timezone
 
 from policyeditor.editor.models import Draft, Revision
@@ -87,15 +89,30 @@ def start_run(
     run.dump.save("dump", _as_file(dump, "dump"), save=False)
     if namespaces:
         run.namespaces_dump.save("namespaces", _as_file(namespaces, "namespaces"), save=False)
-    run.save()
-    audit.record(
-        Action.IMPACT_ANALYSED,
-        actor=user,
-        draft=draft,
-        revision_number=revision.number,
-        detail={"run": run.pk, "bytes": run.dump.size},
-    )
-    impact_tasks.prepare_run.enqueue(run.pk)
+    try:
+        with transaction.atomic():
+            # Checked again where it cannot race: a CI job starting several runs at once with
+            # one token would otherwise get them all past the check above. The user's row lock
+            # makes one user's starts take turns (PostgreSQL; SQLite's IMMEDIATE transactions
+            # take turns anyway), so each counts the runs the others saved.
+            get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+            if at_limit(user):
+                raise WorkflowError(limit_message())
+            run.save()
+            audit.record(
+                Action.IMPACT_ANALYSED,
+                actor=user,
+                draft=draft,
+                revision_number=revision.number,
+                detail={"run": run.pk, "bytes": run.dump.size},
+            )
+            impact_tasks.prepare_run.enqueue(run.pk)
+    except BaseException:
+        # No run holds the files just stored: they go, or they would stay for ever.
+        run.dump.delete(save=False)
+        if run.namespaces_dump:
+            run.namespaces_dump.delete(save=False)
+        raise
     return run
 
 
