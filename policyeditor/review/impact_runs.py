@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 DEFAULT_RUNS_PER_USER = 2
-ACTIVE = (ImpactRun.State.QUEUED, ImpactRun.State.READING, ImpactRun.State.RUNNING)
+ACTIVE = impact_tasks.ACTIVE
 
 
 def runs_per_user() -> int:
@@ -107,6 +107,7 @@ def start_run(
                 detail={"run": run.pk, "bytes": run.dump.size},
             )
             impact_tasks.prepare_run.enqueue(run.pk)
+            impact_tasks.watch_later(run.pk)
     except BaseException:
         # No run holds the files just stored: they go, or they would stay for ever.
         run.dump.delete(save=False)

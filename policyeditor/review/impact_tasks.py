@@ -49,7 +49,16 @@ from policyeditor.review.impact_store import (
 )
 from policyeditor.review.models import ImpactChunk, ImpactResult, ImpactRun
 
-__all__ = ["chunk_dir", "chunk_objects", "object_at", "prepare_run", "requeue_stale", "run_chunk"]
+__all__ = [
+    "chunk_dir",
+    "chunk_objects",
+    "object_at",
+    "prepare_run",
+    "requeue_stale",
+    "run_chunk",
+    "watch_later",
+    "watch_run",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +101,7 @@ def budget_seconds() -> float:
 
 
 LIVE = (ImpactRun.State.READING, ImpactRun.State.RUNNING)
+ACTIVE = (ImpactRun.State.QUEUED, *LIVE)
 
 
 def _fail(run_id: int, message: str) -> None:
@@ -392,6 +402,25 @@ def _finish_if_done(run_id: int) -> None:
         state=ImpactRun.State.DONE, summary=summarize(run), finished=timezone.now()
     )
     # The chunk files stay: each row's "Try it" opens its object from them.
+
+
+@task()
+def watch_run(run_id: int) -> None:
+    """Give what dead workers held to new tasks, then look again later while the run is live.
+
+    The run's page and the API do the same whenever they are polled, and every finished chunk
+    does it too; this is for the run nobody watches whose last chunks' worker died (a restart,
+    a machine gone): it would otherwise wait, queued as running, until someone opened its page.
+    """
+    requeue_stale(run_id)
+    if ImpactRun.objects.filter(pk=run_id, state__in=ACTIVE).exists():
+        watch_later(run_id)
+
+
+def watch_later(run_id: int) -> None:
+    """Queue watch_run for when a lease taken now will have run out (one such task per live run)."""
+    when = timezone.now() + timedelta(seconds=lease_seconds() + 1)
+    watch_run.using(run_after=when).enqueue(run_id)
 
 
 def requeue_stale(run_id: int) -> int:

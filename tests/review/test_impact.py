@@ -378,6 +378,48 @@ def test_a_chunk_whose_worker_died_is_given_to_a_new_task_once_its_lease_runs_ou
     assert ImpactChunk.objects.get(pk=chunk.pk).attempts == 2
 
 
+def test_a_run_nobody_watches_finishes_after_its_worker_died_once_the_lease_runs_out(
+    draft, alice, monkeypatch
+):
+    from django_tasks_db.models import DBTaskResult
+
+    monkeypatch.setattr(impact_tasks, "CHUNK", 2)
+    run = impact_runs.start_run(
+        alice,
+        draft,
+        workflow.latest_revision(draft),
+        kubectl_list([deployment(f"d{i}", 1) for i in range(5)]),
+    )
+    watching = DBTaskResult.objects.filter(task_path__endswith=".watch_run", status="READY")
+
+    def time_passes() -> None:
+        # The watch task's hour comes (a lease's length after it was queued).
+        assert watching.filter(run_after__gt=timezone.now()).count() == 1
+        watching.update(run_after=timezone.now())
+
+    impact_tasks.prepare_run.call(run.pk)
+    chunk = ImpactChunk.objects.get(run=run, index=1)
+    # Its worker claimed the chunk and died (a restart); nobody has the run's page open.
+    ImpactChunk.objects.filter(pk=chunk.pk).update(
+        state="running", lease_until=timezone.now() + timedelta(minutes=5), attempts=1
+    )
+    run = finished(run)
+    assert run.state == "running" and run.position == 3
+    time_passes()
+    run = finished(run)  # the lease still holds: the watch looks again later
+    assert run.state == "running"
+    ImpactChunk.objects.filter(pk=chunk.pk).update(
+        lease_until=timezone.now() - timedelta(seconds=1)
+    )
+    time_passes()
+    run = finished(run)
+    assert run.state == "done" and run.position == 5
+    assert ImpactChunk.objects.get(pk=chunk.pk).attempts == 2
+    time_passes()  # the watch queued while the chunk ran again finds the run done, and stops
+    work()
+    assert not watching.exists()
+
+
 def test_a_cancelled_run_stops_and_its_queued_chunks_do_nothing(draft, alice):
     run = impact_runs.start_run(
         alice, draft, workflow.latest_revision(draft), kubectl_list([deployment("a", 1)])
