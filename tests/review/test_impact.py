@@ -350,9 +350,9 @@ def test_a_gzipped_upload_is_stored_once_as_given(draft, alice):
     assert run.summary["CREATE"]["deny"] == 1
 
 
-def test_a_chunk_whose_worker_died_is_given_to_a_new_task_once_its_lease_runs_out(
-    draft, alice, monkeypatch
-):
+def run_with_a_dead_worker(draft, alice, monkeypatch) -> tuple[ImpactRun, ImpactChunk]:
+    """A run of 5 objects in chunks of 2 whose second chunk a worker claimed, then died holding;
+    the other chunks are done."""
     monkeypatch.setattr(impact_tasks, "CHUNK", 2)
     run = impact_runs.start_run(
         alice,
@@ -362,16 +362,27 @@ def test_a_chunk_whose_worker_died_is_given_to_a_new_task_once_its_lease_runs_ou
     )
     impact_tasks.prepare_run.call(run.pk)  # read, without running the chunk tasks
     chunk = ImpactChunk.objects.get(run=run, index=1)
-    # A worker claimed the chunk, then died: the chunk stays "running" with its lease.
+    # The chunk stays "running" with its lease.
     ImpactChunk.objects.filter(pk=chunk.pk).update(
         state="running", lease_until=timezone.now() + timedelta(minutes=5), attempts=1
     )
     run = finished(run)
-    assert run.state == "running" and run.position == 3  # the other chunks are done
-    assert impact_runs.requeue_stale(run) == 0  # the lease still holds
+    assert run.state == "running" and run.position == 3
+    return run, chunk
+
+
+def lease_runs_out(chunk: ImpactChunk) -> None:
     ImpactChunk.objects.filter(pk=chunk.pk).update(
         lease_until=timezone.now() - timedelta(seconds=1)
     )
+
+
+def test_a_chunk_whose_worker_died_is_given_to_a_new_task_once_its_lease_runs_out(
+    draft, alice, monkeypatch
+):
+    run, chunk = run_with_a_dead_worker(draft, alice, monkeypatch)
+    assert impact_runs.requeue_stale(run) == 0  # the lease still holds
+    lease_runs_out(chunk)
     assert impact_runs.requeue_stale(run) == 1
     run = finished(run)
     assert run.state == "done" and run.position == 5
@@ -383,13 +394,6 @@ def test_a_run_nobody_watches_finishes_after_its_worker_died_once_the_lease_runs
 ):
     from django_tasks_db.models import DBTaskResult
 
-    monkeypatch.setattr(impact_tasks, "CHUNK", 2)
-    run = impact_runs.start_run(
-        alice,
-        draft,
-        workflow.latest_revision(draft),
-        kubectl_list([deployment(f"d{i}", 1) for i in range(5)]),
-    )
     watching = DBTaskResult.objects.filter(task_path__endswith=".watch_run", status="READY")
 
     def time_passes() -> None:
@@ -397,20 +401,11 @@ def test_a_run_nobody_watches_finishes_after_its_worker_died_once_the_lease_runs
         assert watching.filter(run_after__gt=timezone.now()).count() == 1
         watching.update(run_after=timezone.now())
 
-    impact_tasks.prepare_run.call(run.pk)
-    chunk = ImpactChunk.objects.get(run=run, index=1)
-    # Its worker claimed the chunk and died (a restart); nobody has the run's page open.
-    ImpactChunk.objects.filter(pk=chunk.pk).update(
-        state="running", lease_until=timezone.now() + timedelta(minutes=5), attempts=1
-    )
-    run = finished(run)
-    assert run.state == "running" and run.position == 3
+    run, chunk = run_with_a_dead_worker(draft, alice, monkeypatch)  # nobody has its page open
     time_passes()
     run = finished(run)  # the lease still holds: the watch looks again later
     assert run.state == "running"
-    ImpactChunk.objects.filter(pk=chunk.pk).update(
-        lease_until=timezone.now() - timedelta(seconds=1)
-    )
+    lease_runs_out(chunk)
     time_passes()
     run = finished(run)
     assert run.state == "done" and run.position == 5
