@@ -69,10 +69,10 @@ def too_large_response(
         "fragment": bool(getattr(request, "htmx", False)),
     }
     # Context processors read the session and user, never the body, so the full page is safe.
-    response = render(request, TEMPLATE, context, status=413)
-    # Browsers may keep sending a body we will not read; ask them to close the connection.
-    response["Connection"] = "close"
-    return response
+    # No "Connection: close": WSGI forbids an application hop-by-hop headers (PEP 3333), and the
+    # development server of `make run` turned the 413 into a 500 for it. The servers decide:
+    # gunicorn's sync workers close every connection, runserver reads the unread body away.
+    return render(request, TEMPLATE, context, status=413)
 
 
 class BodySizeLimitMiddleware:
