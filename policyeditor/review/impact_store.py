@@ -19,7 +19,8 @@ from django.db import connection
 
 from policyeditor.engine import impact
 from policyeditor.engine.impact.evaluate import MARSHAL_FORMAT
-from policyeditor.review.models import ImpactChunk, ImpactResult, impact_storage
+from policyeditor.engine.manifests.loading import dump_documents
+from policyeditor.review.models import ImpactChunk, ImpactResult, ImpactRun, impact_storage
 
 # ImpactResult's columns as a chunk inserts them, in the order `result_values` gives.
 RESULT_FIELDS = (
@@ -84,8 +85,8 @@ def chunk_objects(run_id: int, index: int) -> list[dict[str, Any]]:
     return [obj for batch in read_chunk(run_id, index).batches for obj in impact.unpack(batch)]
 
 
-def object_at(run_id: int, position: int) -> dict[str, Any]:
-    """The object at this place of the run's dump; LookupError when the run holds none there."""
+def _chunk_at(run_id: int, position: int) -> tuple[ChunkFile, int]:
+    """The chunk file holding this place of the run's dump, and the place within it."""
     chunk = (
         ImpactChunk.objects.filter(run_id=run_id, start__lte=position)
         .order_by("-start")
@@ -94,7 +95,34 @@ def object_at(run_id: int, position: int) -> dict[str, Any]:
     )
     if chunk is None or position >= chunk[1] + chunk[2]:
         raise LookupError(position)
-    return chunk_objects(run_id, chunk[0])[position - chunk[1]]
+    return read_chunk(run_id, chunk[0]), position - chunk[1]
+
+
+def object_at(run_id: int, position: int) -> dict[str, Any]:
+    """The object at this place of the run's dump; LookupError when the run holds none there."""
+    data, offset = _chunk_at(run_id, position)
+    return [obj for batch in data.batches for obj in impact.unpack(batch)][offset]
+
+
+def try_inputs(run: ImpactRun, position: int, operation: str = "CREATE") -> dict[str, str]:
+    """The editor's Try-it inputs that evaluate one row's object as the run did.
+
+    The run's Namespace object for the object's namespace (none: the bare namespace the run
+    stood in too), its defaulting setting, and on UPDATE the object as its own oldObject.
+    """
+    data, offset = _chunk_at(run.pk, position)
+    obj = [obj for batch in data.batches for obj in impact.unpack(batch)][offset]
+    name = impact.namespace_of(obj)
+    # The dump's final Namespace objects once it was read; the chunk's own while it is read.
+    namespace = ((run.namespaces or {}).get(name) or data.namespaces.get(name)) if name else None
+    text = dump_documents([obj])
+    return {
+        "try_object": text,
+        "try_old_object": text if operation == "UPDATE" else "",
+        "try_operation": operation,
+        "try_namespace_object": dump_documents([namespace]) if namespace else "",
+        "try_no_defaulting": "" if run.defaulting else "on",
+    }
 
 
 def result_values(run_id: int, position: int, row: dict[str, Any]) -> tuple[Any, ...]:

@@ -398,6 +398,9 @@
     }
   });
 
+  // A link that opens the editor on Try it (an impact run's row) says so with #try.
+  if (window.location.hash === "#try") selectTab(document.getElementById("tab-try"));
+
   initCel(form);
   renumber(form);
   highlightYaml();

@@ -77,7 +77,12 @@ def test_a_run_started_then_left_is_finished_by_a_worker_and_shows_counts_when_r
     assert "must be at most 5" in table.inner_text()
     later.get_by_role("link", name="Try it").first.click()
     later.wait_for_load_state("networkidle")
+    # The editor opens on Try it, which evaluates the row's object as the run did.
+    assert later.get_by_role("tab", name="Try it").get_attribute("aria-selected") == "true"
     assert "name: web-7" in later.locator("#try-object").input_value()
+    result = later.locator("#try-result")
+    result.get_by_text("must be at most 5").first.wait_for()
+    assert "denied" in result.inner_text()
 
 
 def test_an_open_run_page_polls_its_state_and_shows_the_counts_when_the_run_ends(alice_page, alice):

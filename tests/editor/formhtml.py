@@ -19,6 +19,7 @@ class _FormReader(HTMLParser):
         self.pairs: list[tuple[str, str]] = []
         self._textarea: list | None = None
         self._select: dict | None = None
+        self._option: dict | None = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -44,16 +45,25 @@ class _FormReader(HTMLParser):
         elif tag == "select" and name:
             self._select = {"name": name, "first": None, "chosen": None}
         elif tag == "option" and self._select is not None:
-            value = a.get("value")
-            self._select["pending"] = value
-            if self._select["first"] is None:
-                self._select["first"] = value
-            if "selected" in a:
-                self._select["chosen"] = value
+            self._finish_option()
+            # An option without a value attribute has its text as its value.
+            self._option = {"value": a.get("value"), "text": "", "selected": "selected" in a}
 
     def handle_data(self, data):
         if self._textarea is not None:
             self._textarea[1] += data
+        elif self._option is not None:
+            self._option["text"] += data
+
+    def _finish_option(self) -> None:
+        option, self._option = self._option, None
+        if option is None or self._select is None:
+            return
+        value = option["value"] if option["value"] is not None else option["text"].strip()
+        if self._select["first"] is None:
+            self._select["first"] = value
+        if option["selected"]:
+            self._select["chosen"] = value
 
     def handle_endtag(self, tag):
         if not self.depth:
@@ -65,7 +75,10 @@ class _FormReader(HTMLParser):
             # Browsers drop one leading newline of a textarea's content.
             self.pairs.append((name, text[1:] if text.startswith("\n") else text))
             self._textarea = None
+        elif tag == "option":
+            self._finish_option()
         elif tag == "select" and self._select is not None:
+            self._finish_option()
             chosen = self._select["chosen"]
             self.pairs.append(
                 (

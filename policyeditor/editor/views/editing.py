@@ -162,7 +162,8 @@ def _live_context(
     }
 
 
-TRY_OBJECT_SESSION_KEY = "editor-try-object"
+# Try-it inputs another page chose (an impact run's row), per draft: shown once, then forgotten.
+TRY_INPUTS_SESSION_KEY = "editor-try-inputs"
 
 
 def _page_context(draft: Draft, documents: list[dict], version: str) -> dict:
@@ -201,8 +202,7 @@ def draft_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The editor page for one draft."""
     draft = get_draft_for(request.user, pk)
     context = _page_context(draft, draft.documents, draft.kubernetes_version)
-    # An object another page chose for Try it (an impact run's row): shown once, then forgotten.
-    chosen = request.session.pop(f"{TRY_OBJECT_SESSION_KEY}:{draft.pk}", None)
+    chosen = request.session.pop(f"{TRY_INPUTS_SESSION_KEY}:{draft.pk}", None)
     context["can_edit"] = can_edit(request.user, draft)
     if context["can_edit"]:
         kept = autosaves.pending(draft, request.user)
@@ -211,8 +211,11 @@ def draft_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     context.update(_export_urls(request, draft))
     context["try_values"] = try_values(context, try_store.recall(draft, request.user))
     if isinstance(chosen, dict):
-        # The chosen object beats kept inputs, and is not the sample that follows the match rules.
-        context["try_values"]["try_object"] = dump_documents([chosen])
+        # The chosen inputs beat kept ones, and the object is not the sample that follows the
+        # match rules.
+        context["try_values"].update(
+            {key: str(value) for key, value in chosen.items() if key.startswith("try_")}
+        )
     context["share_try_url"] = share_try_url(draft)
     context["comment_url"] = comment_url(draft, request.user)
     return render(request, "editor/draft_edit.html", context)

@@ -14,12 +14,12 @@ from django_htmx.http import HttpResponseClientRefresh
 from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.core.middleware import allow_large_body
 from policyeditor.editor.access import get_draft_for
-from policyeditor.editor.views.editing import TRY_OBJECT_SESSION_KEY
+from policyeditor.editor.views.editing import TRY_INPUTS_SESSION_KEY
 from policyeditor.engine import impact
 from policyeditor.review import impact_runs
 from policyeditor.review.forms import LIMIT_MIB, ImpactRunForm
 from policyeditor.review.impact_report import report_lines
-from policyeditor.review.impact_tasks import object_at
+from policyeditor.review.impact_store import try_inputs
 from policyeditor.review.models import ImpactRun
 from policyeditor.review.views.common import draft_and_revision, forbidden
 from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_revision
@@ -127,14 +127,22 @@ def impact_cancel(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpRespons
 
 
 def impact_try(request: HtmxHttpRequest, pk: int, run_id: int, position: int) -> HttpResponse:
-    """Open the editor's Try it with one object of the run's dump prefilled."""
+    """Open the editor's Try it with one object of the run's dump, as the run evaluated it."""
     run = _run_for(request, pk, run_id)
+    operation = "UPDATE" if request.GET.get("operation") == "UPDATE" else "CREATE"
     try:
-        obj = object_at(run.pk, position)
+        inputs = try_inputs(run, position, operation)
     except (OSError, LookupError, ValueError, EOFError, TypeError):
         messages.error(request, "The objects of this run are no longer kept.")
         return redirect(run)
-    request.session[f"{TRY_OBJECT_SESSION_KEY}:{run.draft_id}"] = obj
+    request.session[f"{TRY_INPUTS_SESSION_KEY}:{run.draft_id}"] = inputs
+    latest = run.draft.revisions.order_by("-number").values_list("number", flat=True).first()
+    if run.revision.number != latest:
+        messages.info(
+            request,
+            f"Try it evaluates the draft as it is now (r{latest}); this run evaluated "
+            f"r{run.revision.number}.",
+        )
     return redirect(reverse("editor:draft_edit", args=[run.draft_id]) + "#try")
 
 
