@@ -84,8 +84,9 @@ class ImpactRunStartView(ApiView):
             revision = revision_of(draft, int(number) if number else None)
         except ValueError:
             raise Problem(400, "revision must be a number") from None
-        # Before the body is read: a user at the limit is refused without uploading a GiB first.
-        # (start_run checks again, for the pages and for runs started meanwhile.)
+        # Before the body is read: a viewer, or a user at the limit, is refused without uploading
+        # a GiB first. (start_run checks both again, for the pages and for runs started meanwhile.)
+        perform(lambda: impact_runs.check_can_start(request.user, draft))
         if impact_runs.at_limit(request.user):
             raise Problem(409, impact_runs.limit_message())
         dump = request.FILES.get("dump")

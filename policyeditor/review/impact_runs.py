@@ -15,12 +15,15 @@ from policyeditor.editor.models import Draft, Revision
 from policyeditor.review import audit, impact_tasks
 from policyeditor.review.impact_queries import filter_results, paginate_results, summarize
 from policyeditor.review.models import Action, ImpactRun
-from policyeditor.review.permissions import can_view
+from policyeditor.review.permissions import can_cancel_impact, can_start_impact
 from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_revision
 
 __all__ = [
+    "CANCEL_REFUSED",
+    "START_REFUSED",
     "at_limit",
     "cancel_run",
+    "check_can_start",
     "filter_results",
     "limit_message",
     "paginate_results",
@@ -30,6 +33,8 @@ __all__ = [
 ]
 
 DEFAULT_RUNS_PER_USER = 2
+START_REFUSED = "Only authors of this draft start impact runs."
+CANCEL_REFUSED = "Only the run's creator, the draft's owner, a team admin or staff can cancel it."
 ACTIVE = impact_tasks.ACTIVE
 
 
@@ -67,6 +72,12 @@ def _as_file(data: IO[bytes] | bytes | str, name: str) -> File:
     return File(data, name=name)
 
 
+def check_can_start(user: Any, draft: Draft) -> None:
+    """Raise NotAllowed unless the user may start impact runs on the draft."""
+    if not can_start_impact(user, draft):
+        raise NotAllowed(START_REFUSED)
+
+
 def start_run(
     user: Any,
     draft: Draft,
@@ -77,8 +88,9 @@ def start_run(
     defaulting: bool = True,
 ) -> ImpactRun:
     """Store the dump (once, as given) and queue the run; it compares with the approved revision."""
-    if not can_view(user, draft) or revision.draft_id != draft.pk:
-        raise NotAllowed("You cannot analyse this draft.")
+    check_can_start(user, draft)
+    if revision.draft_id != draft.pk:
+        raise NotAllowed(START_REFUSED)
     if at_limit(user):
         raise WorkflowError(limit_message())
     baseline = approved_revision(draft)
@@ -119,12 +131,21 @@ def start_run(
 
 def cancel_run(user: Any, run: ImpactRun) -> ImpactRun:
     """Stop a run: chunk tasks not started do nothing, running ones stop after their batch."""
-    if not can_view(user, run.draft):
-        raise NotAllowed("You cannot cancel this run.")
-    ImpactRun.objects.filter(pk=run.pk, state__in=ACTIVE).update(
-        state=ImpactRun.State.CANCELLED, finished=timezone.now()
-    )
-    run.refresh_from_db()
+    if not can_cancel_impact(user, run):
+        raise NotAllowed(CANCEL_REFUSED)
+    with transaction.atomic():
+        cancelled = ImpactRun.objects.filter(pk=run.pk, state__in=ACTIVE).update(
+            state=ImpactRun.State.CANCELLED, finished=timezone.now()
+        )
+        run.refresh_from_db()
+        if cancelled:  # a run that had already stopped was not cancelled by this call
+            audit.record(
+                Action.IMPACT_CANCELLED,
+                actor=user,
+                draft=run.draft,
+                revision_number=run.revision.number,
+                detail={"run": run.pk, "evaluated": run.position, "objects": run.total},
+            )
     return run
 
 

@@ -128,6 +128,7 @@ class Action(models.TextChoices):
     TESTS_CHANGED = "tests_changed", "changed the saved test cases"
     IMPORTED = "imported", "imported a bundle"
     IMPACT_ANALYSED = "impact_analysed", "ran an impact analysis"
+    IMPACT_CANCELLED = "impact_cancelled", "cancelled an impact analysis"
     DELETED = "deleted", "deleted the draft"
     MEMBER_ADDED = "member_added", "added a member"
     MEMBER_REMOVED = "member_removed", "removed a member"

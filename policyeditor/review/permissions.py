@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import F, Q
 
 from policyeditor.editor.models import Draft, DraftQuerySet
-from policyeditor.review.models import DraftWorkflow
+from policyeditor.review.models import DraftWorkflow, ImpactRun
 from policyeditor.teams.models import Membership, Role, Team, TeamQuota
 from policyeditor.teams.roles import is_signed_in, ranks_at_least, role_in
 
@@ -59,6 +59,18 @@ def can_delete(user, draft: Draft) -> bool:
     if not can_view(user, draft):
         return False
     return bool(user.is_staff) or draft.owner_id == user.pk or _at_least(user, draft, Role.ADMIN)
+
+
+def can_start_impact(user, draft: Draft) -> bool:
+    """Start an impact run on the draft: authors and above (it stores a dump and uses workers)."""
+    return can_edit(user, draft)
+
+
+def can_cancel_impact(user, run: ImpactRun) -> bool:
+    """Cancel an impact run: whoever started it, or whoever may delete the draft."""
+    if not can_view(user, run.draft):
+        return False
+    return (is_signed_in(user) and run.created_by_id == user.pk) or can_delete(user, run.draft)
 
 
 def visible_drafts(user) -> DraftQuerySet:

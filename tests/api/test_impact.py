@@ -131,3 +131,32 @@ def test_a_large_upload_is_moved_into_the_impact_folder_not_copied(api, draft, s
     work()
     run.refresh_from_db()
     assert run.state == "done" and run.total == 40
+
+
+def test_a_viewer_is_refused_a_start_before_the_upload_is_read_and_cancels_nobodys_run(
+    team_draft, alice, bob, carol, dave
+):
+    from rest_framework.parsers import MultiPartParser
+
+    from policyeditor.review.models import Action, AuditEvent
+    from tests.api.conftest import client_for
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the upload was parsed")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(MultiPartParser, "parse", refuse)
+        refused = start(client_for(carol), team_draft, kubectl_json([deployment("a", 1)]))
+    assert refused.status_code == 403
+    assert refused["Content-Type"] == "application/problem+json"
+    assert "Only authors" in refused.json()["detail"]
+    run = start(client_for(alice), team_draft, kubectl_json([deployment("a", 1)])).json()
+    # A viewer still reads the run; neither a viewer nor another reviewer cancels it.
+    assert client_for(carol).get(f"/api/v1/impact-runs/{run['id']}").status_code == 200
+    for someone in (carol, bob):
+        cancel = client_for(someone).post(f"/api/v1/impact-runs/{run['id']}/cancel")
+        assert cancel.status_code == 403 and cancel["Content-Type"] == "application/problem+json"
+    assert client_for(alice).get(f"/api/v1/impact-runs/{run['id']}").json()["state"] == "queued"
+    cancelled = client_for(dave).post(f"/api/v1/impact-runs/{run['id']}/cancel")
+    assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"
+    assert AuditEvent.objects.get(action=Action.IMPACT_CANCELLED).actor == dave

@@ -599,3 +599,64 @@ def test_custom_resources_of_the_dump_are_checked_against_the_teams_crds(alice, 
     assert outcomes["broken"].create_message.startswith(
         'Certificate.cert-manager.io "broken" is invalid'
     )
+
+
+def test_a_viewer_cannot_start_a_run_and_only_its_creator_or_a_deleter_cancels_it(
+    draft, alice, bob, carol, dave
+):
+    revision = workflow.latest_revision(draft)
+    with pytest.raises(NotAllowed, match="Only authors"):
+        impact_runs.start_run(carol, draft, revision, kubectl_list([deployment("a", 1)]))
+    assert not ImpactRun.objects.exists()
+    mine = impact_runs.start_run(alice, draft, revision, kubectl_list([deployment("a", 1)]))
+    bobs = impact_runs.start_run(bob, draft, revision, kubectl_list([deployment("b", 1)]))
+    for someone in (carol, bob):
+        with pytest.raises(NotAllowed, match="can cancel it"):
+            impact_runs.cancel_run(someone, mine)
+    mine.refresh_from_db()
+    assert mine.state == "queued"
+    assert impact_runs.cancel_run(alice, mine).state == "cancelled"
+    assert impact_runs.cancel_run(dave, bobs).state == "cancelled"
+
+
+def test_a_cancel_is_recorded_in_the_audit_log_once(draft, alice, dave):
+    from policyeditor.review.models import Action, AuditEvent
+
+    run = impact_runs.start_run(
+        alice, draft, workflow.latest_revision(draft), kubectl_list([deployment("a", 1)])
+    )
+    impact_runs.cancel_run(dave, run)
+    impact_runs.cancel_run(alice, run)  # already stopped: nothing more to record
+    (event,) = AuditEvent.objects.filter(action=Action.IMPACT_CANCELLED)
+    assert event.actor == dave and event.draft == draft and event.detail["run"] == run.pk
+    assert event.revision_number == 1
+
+
+def test_the_pages_show_a_viewer_the_runs_without_the_start_form_or_the_cancel_button(
+    client, draft, alice, carol
+):
+    run = impact_runs.start_run(
+        alice, draft, workflow.latest_revision(draft), kubectl_list([deployment("a", 1)])
+    )
+    new = reverse("review:impact_new", args=[draft.pk, 1])
+    client.force_login(carol)
+    html = client.get(new).content.decode()
+    assert 'name="dump"' not in html and 'data-testid="impact-start-refused"' in html
+    assert run.get_absolute_url() in html  # the earlier runs are still listed
+    forged = client.post(new, {"dump": kubectl_list([deployment("b", 1)])})
+    assert forged.status_code == 403 and "Only authors" in forged.content.decode()
+    assert ImpactRun.objects.count() == 1
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert "Cancel run" not in page and 'data-testid="impact-cancel-refused"' in page
+    poll = client.get(run.get_absolute_url() + "?poll=1", headers={"HX-Request": "true"})
+    assert "Cancel run" not in poll.content.decode()
+    cancel = reverse("review:impact_cancel", args=[draft.pk, run.pk])
+    assert client.post(cancel).status_code == 403
+    run.refresh_from_db()
+    assert run.state == "queued"
+    client.force_login(alice)
+    assert "Cancel run" in client.get(run.get_absolute_url()).content.decode()
+    assert 'name="dump"' in client.get(new).content.decode()
+    assert client.post(cancel).status_code == 302
+    run.refresh_from_db()
+    assert run.state == "cancelled"

@@ -21,6 +21,7 @@ from policyeditor.review.forms import LIMIT_MIB, ImpactRunForm
 from policyeditor.review.impact_report import report_lines
 from policyeditor.review.impact_store import try_inputs
 from policyeditor.review.models import ImpactRun
+from policyeditor.review.permissions import can_cancel_impact, can_start_impact
 from policyeditor.review.views.common import draft_and_revision, forbidden
 from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_revision
 
@@ -33,6 +34,10 @@ MAX_BODY = impact.MAX_DUMP_BYTES + 16 * 1024 * 1024
 def impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     """The form to upload or paste a dump of objects (and namespaces) for revision `number`."""
     draft, revision = draft_and_revision(request.user, pk, number)
+    can_start = can_start_impact(request.user, draft)
+    if request.method == "POST" and not can_start:
+        # Refused before the form is read: a viewer's POST stores nothing and learns nothing.
+        return forbidden(request, impact_runs.START_REFUSED)
     # On a refusal the form comes back with what was pasted and ticked (a browser cannot refill
     # a file input: the message says to choose the file again).
     form = ImpactRunForm(request.POST or None, request.FILES or None)
@@ -57,9 +62,10 @@ def impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
         "revision": revision,
         "form": form,
         "approved": approved_revision(draft),
+        "can_start": can_start,
         "limit_mib": LIMIT_MIB,
         # Said before a dump is chosen, not only once a large one has been sent.
-        "at_limit": request.method == "GET" and impact_runs.at_limit(request.user),
+        "at_limit": can_start and request.method == "GET" and impact_runs.at_limit(request.user),
         "limit_message": impact_runs.limit_message(),
         "runs": ImpactRun.objects.filter(draft=draft).select_related("revision", "baseline")[:10],
     }
@@ -85,8 +91,18 @@ def impact_run(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
             response = HttpResponseClientRefresh()
             response.status_code = 204  # nothing to swap: htmx reloads the page to show the rows
             return response
-        return render(request, "review/impact_run.html#progress", {"run": run, "draft": run.draft})
-    context: dict = {"run": run, "draft": run.draft}
+        context = {
+            "run": run,
+            "draft": run.draft,
+            "can_cancel": can_cancel_impact(request.user, run),
+        }
+        return render(request, "review/impact_run.html#progress", context)
+    context = {
+        "run": run,
+        "draft": run.draft,
+        "can_cancel": can_cancel_impact(request.user, run),
+        "can_start": can_start_impact(request.user, run.draft),
+    }
     if run.state == ImpactRun.State.DONE:
         result, operation = request.GET.get("result", ""), request.GET.get("operation", "")
         only_changed, text = request.GET.get("changed") == "1", request.GET.get("q", "")
