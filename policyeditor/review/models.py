@@ -335,8 +335,13 @@ class ImpactRun(models.Model):
 
     @property
     def percent(self) -> int:
-        """How far the run is, 0-100."""
-        return 100 if not self.total else int(100 * self.position / self.total)
+        """How far the run is, 0-100: 100 only once finished, 0 while the objects are uncounted."""
+        if self.state == self.State.DONE:
+            return 100
+        if not self.total:
+            return 0
+        # Never 100 before the run is done: a poller takes 100 for finished.
+        return min(99, int(100 * self.position / self.total))
 
 
 class ImpactChunk(models.Model):

@@ -660,3 +660,31 @@ def test_the_pages_show_a_viewer_the_runs_without_the_start_form_or_the_cancel_b
     assert client.post(cancel).status_code == 302
     run.refresh_from_db()
     assert run.state == "cancelled"
+
+
+@pytest.mark.parametrize(
+    ("state", "total", "position", "percent"),
+    [
+        ("queued", 0, 0, 0),
+        ("reading", 0, 0, 0),
+        ("running", 200, 50, 25),
+        ("running", 200, 200, 99),  # every row stored, the run not yet marked done
+        ("cancelled", 200, 100, 50),
+        ("failed", 0, 0, 0),
+        ("done", 200, 200, 100),
+    ],
+)
+def test_a_run_is_at_100_percent_only_once_done(state, total, position, percent):
+    assert ImpactRun(state=state, total=total, position=position).percent == percent
+
+
+def test_a_queued_run_is_at_0_percent_in_the_api_and_on_the_pages(client, draft, alice):
+    from policyeditor.review.impact_report import run_dict
+
+    run = impact_runs.start_run(
+        alice, draft, workflow.latest_revision(draft), kubectl_list([deployment("a", 1)])
+    )
+    assert run_dict(run)["percent"] == 0
+    client.force_login(alice)
+    html = client.get(reverse("review:impact_new", args=[draft.pk, 1])).content.decode()
+    assert "· 0%" in html and "100%" not in html
