@@ -43,6 +43,15 @@ RUN_SCHEMA = {
 }
 
 
+def flag(value: str, name: str) -> bool:
+    """A true/false query parameter (true, false, 1 or 0, any case); anything else is a 400."""
+    try:
+        return {"true": True, "1": True, "false": False, "0": False}[value.strip().lower()]
+    except KeyError:
+        # A typo ("flase", "no") must not quietly pick the default the client wanted to change.
+        raise Problem(400, f"{name} must be true or false (or 1 or 0)") from None
+
+
 def run_for(request: Request, run_id: int) -> ImpactRun:
     """The run if its draft is visible to the user, else a 404."""
     run = get_object_or_404(ImpactRun.objects.select_related("revision", "baseline"), pk=run_id)
@@ -61,7 +70,11 @@ class ImpactRunStartView(ApiView):
         tags=["impact"],
         parameters=[
             OpenApiParameter("revision", int, description="revision number (default: latest)"),
-            OpenApiParameter("defaulting", bool, description="default the objects (default true)"),
+            OpenApiParameter(
+                "defaulting",
+                bool,
+                description="default the objects (true, the default, or false; also 1 or 0)",
+            ),
         ],
         request={
             "multipart/form-data": {
@@ -84,6 +97,7 @@ class ImpactRunStartView(ApiView):
             revision = revision_of(draft, int(number) if number else None)
         except ValueError:
             raise Problem(400, "revision must be a number") from None
+        defaulting = flag(request.query_params.get("defaulting", "true"), "defaulting")
         # Before the body is read: a viewer, or a user at the limit, is refused without uploading
         # a GiB first. (start_run checks both again, for the pages and for runs started meanwhile.)
         perform(lambda: impact_runs.check_can_start(request.user, draft))
@@ -94,7 +108,6 @@ class ImpactRunStartView(ApiView):
             raise Problem(400, "Send the objects as the multipart file field `dump`.")
         if (dump.size or 0) > impact.MAX_DUMP_BYTES:
             raise Problem(413, f"The dump is larger than {impact.MAX_DUMP_BYTES // 2**30} GiB.")
-        defaulting = request.query_params.get("defaulting", "true").lower() not in ("false", "0")
         run = perform(
             lambda: impact_runs.start_run(
                 request.user,

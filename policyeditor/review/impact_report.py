@@ -17,6 +17,7 @@ def run_dict(run: ImpactRun) -> dict[str, Any]:
         "draft": run.draft_id,
         "revision": run.revision.number,
         "baseline": run.baseline.number if run.baseline else None,
+        "defaulting": run.defaulting,
         "state": run.state,
         "error": run.error,
         "objects": run.total,

@@ -160,3 +160,27 @@ def test_a_viewer_is_refused_a_start_before_the_upload_is_read_and_cancels_nobod
     cancelled = client_for(dave).post(f"/api/v1/impact-runs/{run['id']}/cancel")
     assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"
     assert AuditEvent.objects.get(action=Action.IMPACT_CANCELLED).actor == dave
+
+
+@pytest.mark.parametrize(("value", "defaulting"), [("FALSE", False), ("0", False), ("True", True)])
+def test_the_defaulting_switch_is_kept_and_shown_in_the_run_and_its_report(
+    api, draft, value, defaulting
+):
+    started = start(api, draft, kubectl_json([deployment("a", 1)]), defaulting=value)
+    assert started.status_code == 202 and started.json()["defaulting"] is defaulting
+    work()
+    polled = api.get(f"/api/v1/impact-runs/{started.json()['id']}").json()
+    assert polled["defaulting"] is defaulting
+    report = api.get(f"/api/v1/impact-runs/{polled['id']}/report")
+    assert json.loads(next(iter(report.streaming_content)))["defaulting"] is defaulting
+
+
+@pytest.mark.parametrize("value", ["maybe", "no", "off", "", "yes"])
+def test_a_defaulting_value_other_than_true_false_1_or_0_is_a_400_naming_it(api, draft, value):
+    refused = start(api, draft, kubectl_json([deployment("a", 1)]), defaulting=value)
+    assert refused.status_code == 400
+    assert refused["Content-Type"] == "application/problem+json"
+    assert "defaulting" in refused.json()["detail"]
+    from policyeditor.review.models import ImpactRun
+
+    assert not ImpactRun.objects.exists()

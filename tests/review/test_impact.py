@@ -688,3 +688,15 @@ def test_a_queued_run_is_at_0_percent_in_the_api_and_on_the_pages(client, draft,
     client.force_login(alice)
     html = client.get(reverse("review:impact_new", args=[draft.pk, 1])).content.decode()
     assert "· 0%" in html and "100%" not in html
+
+
+def test_the_run_page_says_whether_the_objects_were_defaulted(client, draft, alice):
+    client.force_login(alice)
+    url = reverse("review:impact_new", args=[draft.pk, 1])
+    dump = kubectl_list([deployment("a", 1)])
+    skipped = client.post(url, {"dump": dump, "no_defaulting": "on"})
+    defaulted = client.post(url, {"dump": dump})
+    html = client.get(skipped.url).content.decode()
+    assert "defaulting skipped: objects evaluated as given" in html
+    assert "objects defaulted as the API server does" in client.get(defaulted.url).content.decode()
+    assert client.get(url).content.decode().count("· defaulting skipped") == 1
