@@ -117,6 +117,10 @@ class _Stopped(Exception):
     """The run stopped being this reader's while it read."""
 
 
+class _BadNamespaces(Exception):
+    """The namespaces file cannot be read (the message says why)."""
+
+
 class _SplitOtherwise(Exception):
     """A reader that died had cut the dump into other chunks than this one does."""
 
@@ -141,9 +145,7 @@ class _Reader:
 
     def read(self) -> None:
         if self.run.namespaces_dump:
-            with self.run.namespaces_dump.open("rb") as handle:
-                for obj in impact.iter_objects(impact.open_dump(handle)):
-                    self.namespaces.update(impact.namespaces_of([obj]))
+            self._read_namespaces()
         held: list[impact.Packed] = []  # batches read and not yet in a chunk file
         with self.run.dump.open("rb") as handle:
             for packed in impact.pack_batches(
@@ -165,6 +167,18 @@ class _Reader:
                     held = held[cut:]
         for packed in held:
             self._flush([packed])
+
+    def _read_namespaces(self) -> None:
+        """The namespaces file's Namespace objects; its failures are named as its own."""
+        try:
+            with self.run.namespaces_dump.open("rb") as handle:
+                for obj in impact.iter_objects(impact.open_dump(handle)):
+                    self.namespaces.update(impact.namespaces_of([obj]))
+        except impact.DumpError as error:
+            raise _BadNamespaces(str(error)) from error
+        except Exception as error:  # still the namespaces file's fault, not the dump's
+            logger.exception("impact run %s: reading the namespaces file failed", self.run.pk)
+            raise _BadNamespaces(f"{type(error).__name__}: {error}") from error
 
     def _objects(self, handle: Any) -> Iterator[tuple[dict[str, Any], int]]:
         """The dump's objects with their weights, counted, their Namespace objects noted."""
@@ -244,6 +258,9 @@ def prepare_run(run_id: int) -> None:
             "The worker reading the dump stopped, and the one that took over (another version of "
             "policyeditor) cuts the dump into other chunks. Start the run again.",
         )
+        return
+    except _BadNamespaces as error:
+        _fail(run_id, f"Cannot read the namespaces file: {error}")
         return
     except impact.DumpError as error:
         _fail(run_id, f"Cannot read the dump: {error}")

@@ -700,3 +700,22 @@ def test_the_run_page_says_whether_the_objects_were_defaulted(client, draft, ali
     assert "defaulting skipped: objects evaluated as given" in html
     assert "objects defaulted as the API server does" in client.get(defaulted.url).content.decode()
     assert client.get(url).content.decode().count("· defaulting skipped") == 1
+
+
+@pytest.mark.parametrize(
+    ("namespaces", "message"),
+    [("- 1\n", "expected Kubernetes objects, found int"), ("a: &x [1]\nb: *x\n", "aliases")],
+)
+def test_a_bad_namespaces_file_fails_the_run_naming_that_file_not_the_dump(
+    draft, alice, namespaces, message
+):
+    run = impact_runs.start_run(
+        alice,
+        draft,
+        workflow.latest_revision(draft),
+        kubectl_list([deployment("a", 1)]),
+        namespaces,
+    )
+    run = finished(run)
+    assert run.state == "failed"
+    assert run.error.startswith("Cannot read the namespaces file: ") and message in run.error
