@@ -6,10 +6,27 @@ from typing import Any
 
 from django import forms
 
+from policyeditor.core.middleware import body_limit
 from policyeditor.engine import impact
 
 LIMIT_MIB = impact.MAX_DUMP_BYTES // 2**20
 DUMP_TYPES = ".yaml,.yml,.json,.gz"
+
+
+def size_text(size: int) -> str:
+    """A byte count as people say it: "1 GiB", "3 MiB", "2.5 MiB"."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:.4g} {unit}"
+    return f"{size} bytes"
+
+
+def paste_limit_text() -> str:
+    """What may be pasted, and what to do with more (the text fields share the body limit)."""
+    return (
+        f"Paste up to {size_text(body_limit())} (both boxes together); upload a larger dump "
+        f"as a file instead (up to {size_text(impact.MAX_DUMP_BYTES)})."
+    )
 
 
 def _pasted(rows: int, label: str) -> forms.CharField:
@@ -40,6 +57,14 @@ class ImpactRunForm(forms.Form):
         "already defaulted)",
     )
 
+    def __init__(self, *args: Any, paste_too_large: bool = False, **kwargs: Any) -> None:
+        # paste_too_large: the body's text fields went past the limit and Django read none of
+        # them; the form is given back empty with the reason.
+        super().__init__(*args, **kwargs)
+        self.paste_too_large = paste_too_large
+        # The limit is a setting: read when the form is made, not when the module is imported.
+        self.fields["dump"].help_text = paste_limit_text()
+
     def _clean_upload(self, name: str) -> Any:
         upload = self.cleaned_data.get(name)
         if upload is not None and (upload.size or 0) > impact.MAX_DUMP_BYTES:
@@ -56,6 +81,9 @@ class ImpactRunForm(forms.Form):
         data = super().clean()
         if data is None:  # what Form.clean never returns; Django then keeps cleaned_data
             data = self.cleaned_data
+        if self.paste_too_large:
+            self.add_error("dump", f"The pasted text is too large. {paste_limit_text()}")
+            return data
         if self.errors:
             return data
         # Django streamed an upload to a temporary file: it is moved or copied, never held in

@@ -719,3 +719,38 @@ def test_a_bad_namespaces_file_fails_the_run_naming_that_file_not_the_dump(
     run = finished(run)
     assert run.state == "failed"
     assert run.error.startswith("Cannot read the namespaces file: ") and message in run.error
+
+
+@pytest.mark.parametrize("enforce_csrf", [False, True])
+def test_a_paste_over_3_mib_gives_the_form_back_saying_the_limit_and_to_upload_a_file(
+    draft, alice, enforce_csrf
+):
+    from django.test import Client
+
+    # With CSRF checks on (as in a browser) the middleware would read the body before the view.
+    client = Client(enforce_csrf_checks=enforce_csrf)
+    client.force_login(alice)
+    url = reverse("review:impact_new", args=[draft.pk, 1])
+    form = client.get(url)
+    assert "Paste up to 3 MiB (both boxes together)" in form.content.decode()
+    token = form.cookies["csrftoken"].value if enforce_csrf else "unused"
+    pasted = kubectl_list([deployment("a", 1)]) + "# padding\n" * (2**20 // 3)
+    response = client.post(url, {"dump": pasted, "csrfmiddlewaretoken": token})
+    html = response.content.decode()
+    assert response.status_code == 413, html[:500]
+    assert "The pasted text is too large. Paste up to 3 MiB" in html
+    assert "upload a larger dump as a file instead (up to 1 GiB)" in html
+    assert 'name="dump_file"' in html and not ImpactRun.objects.exists()
+
+
+def test_a_forged_post_still_needs_the_csrf_token(draft, alice):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)
+    client.get(reverse("review:impact_new", args=[draft.pk, 1]))
+    forged = client.post(
+        reverse("review:impact_new", args=[draft.pk, 1]),
+        {"dump": kubectl_list([deployment("a", 1)])},
+    )
+    assert forged.status_code == 403 and not ImpactRun.objects.exists()

@@ -5,15 +5,18 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from django.contrib import messages
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
 from policyeditor.core.htmx import HtmxHttpRequest
 from policyeditor.core.middleware import allow_large_body
 from policyeditor.editor.access import get_draft_for
+from policyeditor.editor.models import Draft, Revision
 from policyeditor.editor.views.editing import TRY_INPUTS_SESSION_KEY
 from policyeditor.engine import impact
 from policyeditor.review import impact_runs
@@ -31,8 +34,21 @@ MAX_BODY = impact.MAX_DUMP_BYTES + 16 * 1024 * 1024
 
 @allow_large_body(MAX_BODY)
 @require_http_methods(["GET", "POST"])
+@csrf_exempt  # checked by csrf_protect on _impact_new, once the body is parsed here
 def impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     """The form to upload or paste a dump of objects (and namespaces) for revision `number`."""
+    # The CSRF middleware would parse the body first, and a paste past the limit of text fields
+    # (uploads have their own, larger one) would end there as a bare 400. Parsed here, it gets
+    # the form back with the reason (Django's documented pattern for upload handlers).
+    try:
+        request.POST  # noqa: B018 - read for its side effect: parsing the body
+    except RequestDataTooBig:
+        return _paste_too_large(request, pk, number)
+    return _impact_new(request, pk, number)
+
+
+@csrf_protect
+def _impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     draft, revision = draft_and_revision(request.user, pk, number)
     can_start = can_start_impact(request.user, draft)
     if request.method == "POST" and not can_start:
@@ -57,6 +73,31 @@ def impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
             form.add_error(None, str(error))
         else:
             return redirect(run)
+    return _render_new(request, draft, revision, form)
+
+
+def _paste_too_large(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
+    """The form again, empty, saying how much may be pasted (nothing of the body was read)."""
+    # No CSRF check: nothing was read, nothing is stored; the answer is the page a GET gets.
+    draft, revision = draft_and_revision(request.user, pk, number)
+    if not can_start_impact(request.user, draft):
+        return forbidden(request, impact_runs.START_REFUSED)
+    form = ImpactRunForm({}, paste_too_large=True)
+    form.is_valid()
+    response = _render_new(request, draft, revision, form, status=413)
+    # The rest of the body is never read: the connection cannot carry another request.
+    response["Connection"] = "close"
+    return response
+
+
+def _render_new(
+    request: HtmxHttpRequest,
+    draft: Draft,
+    revision: Revision,
+    form: ImpactRunForm,
+    status: int = 200,
+) -> HttpResponse:
+    can_start = can_start_impact(request.user, draft)
     context = {
         "draft": draft,
         "revision": revision,
@@ -69,7 +110,7 @@ def impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
         "limit_message": impact_runs.limit_message(),
         "runs": ImpactRun.objects.filter(draft=draft).select_related("revision", "baseline")[:10],
     }
-    return render(request, "review/impact_new.html", context)
+    return render(request, "review/impact_new.html", context, status=status)
 
 
 def _run_for(request: HtmxHttpRequest, pk: int, run_id: int) -> ImpactRun:
