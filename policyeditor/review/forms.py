@@ -45,7 +45,7 @@ def _uploaded(label: str) -> forms.FileField:
 
 
 class ImpactRunForm(forms.Form):
-    """Objects (and Namespace objects) pasted or uploaded; an upload wins over a paste."""
+    """Objects (and Namespace objects) pasted or uploaded, one or the other."""
 
     dump = _pasted(10, "Objects (paste)")
     dump_file = _uploaded("…or upload objects")
@@ -84,6 +84,17 @@ class ImpactRunForm(forms.Form):
         if self.paste_too_large:
             self.add_error("dump", f"The pasted text is too large. {paste_limit_text()}")
             return data
+        if self.errors:
+            return data
+        for pasted, uploaded, what in (
+            ("dump", "dump_file", "objects"),
+            ("namespaces", "namespaces_file", "namespaces"),
+        ):
+            # Both given: which one was meant is a guess, and a wrong guess runs the wrong dump.
+            if data.get(pasted) and data.get(uploaded):
+                self.add_error(
+                    pasted, f"Paste the {what} or upload them as a file, not both: clear one."
+                )
         if self.errors:
             return data
         # Django streamed an upload to a temporary file: it is moved or copied, never held in

@@ -754,3 +754,29 @@ def test_a_forged_post_still_needs_the_csrf_token(draft, alice):
         {"dump": kubectl_list([deployment("a", 1)])},
     )
     assert forged.status_code == 403 and not ImpactRun.objects.exists()
+
+
+def test_a_dump_both_pasted_and_uploaded_is_refused_keeping_what_was_pasted_and_ticked(
+    client, draft, alice
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client.force_login(alice)
+    upload = SimpleUploadedFile("dump.json", kubectl_json([deployment("uploaded", 1)]))
+    namespaces = SimpleUploadedFile("ns.json", kubectl_json([namespace("prod")]))
+    response = client.post(
+        reverse("review:impact_new", args=[draft.pk, 1]),
+        {
+            "dump": kubectl_list([deployment("pasted", 1)]),
+            "dump_file": upload,
+            "namespaces": kubectl_list([namespace("dev")]),
+            "namespaces_file": namespaces,
+            "no_defaulting": "on",
+        },
+    )
+    html = response.content.decode()
+    assert response.status_code == 200 and not ImpactRun.objects.exists()
+    assert "Paste the objects or upload them as a file, not both" in html
+    assert "Paste the namespaces or upload them as a file, not both" in html
+    assert "name: pasted" in html and "name: dev" in html and "Choose the files again" in html
+    assert 'name="no_defaulting" id="id_no_defaulting" checked' in html
