@@ -171,7 +171,11 @@ class ImpactRunRowsView(ApiView):
             OpenApiParameter("kind", str),
             OpenApiParameter("q", str, description="name or namespace contains"),
             OpenApiParameter("page", int),
-            OpenApiParameter("page_size", int, description=f"at most {MAX_PAGE_SIZE}"),
+            OpenApiParameter(
+                "page_size",
+                int,
+                description=f"from 1 (more than {MAX_PAGE_SIZE} gives {MAX_PAGE_SIZE})",
+            ),
         ],
         responses={200: OpenApiTypes.OBJECT, **ERRORS},
     )
@@ -185,10 +189,14 @@ class ImpactRunRowsView(ApiView):
         if operation and operation not in impact.OPERATIONS:
             raise Problem(400, "operation must be CREATE or UPDATE")
         try:
-            size = min(MAX_PAGE_SIZE, max(1, int(params.get("page_size", PAGE_SIZE))))
+            size = int(params.get("page_size", PAGE_SIZE))
             number = int(params.get("page", 1))
         except ValueError:
             raise Problem(400, "page and page_size must be numbers") from None
+        if size < 1:
+            # Not quietly 1: a client asking for 0 rows has a bug it should hear about.
+            raise Problem(400, f"page_size must be from 1 to {MAX_PAGE_SIZE}")
+        size = min(MAX_PAGE_SIZE, size)  # the documented cap, as DRF's max_page_size
         paginator = impact_runs.paginate_results(
             run,
             size,

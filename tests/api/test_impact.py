@@ -184,3 +184,15 @@ def test_a_defaulting_value_other_than_true_false_1_or_0_is_a_400_naming_it(api,
     from policyeditor.review.models import ImpactRun
 
     assert not ImpactRun.objects.exists()
+
+
+@pytest.mark.parametrize("size", ["0", "-5", "ten", ""])
+def test_a_page_size_below_1_or_not_a_number_is_a_400(api, draft, size):
+    run = start(api, draft, kubectl_json([deployment("a", 1)])).json()
+    work()
+    refused = api.get(f"/api/v1/impact-runs/{run['id']}/rows", page_size=size)
+    assert refused.status_code == 400
+    assert refused["Content-Type"] == "application/problem+json"
+    assert "page_size" in refused.json()["detail"]
+    capped = api.get(f"/api/v1/impact-runs/{run['id']}/rows", page_size=5000)
+    assert capped.status_code == 200 and capped.json()["count"] == 1
