@@ -780,3 +780,39 @@ def test_a_dump_both_pasted_and_uploaded_is_refused_keeping_what_was_pasted_and_
     assert "Paste the namespaces or upload them as a file, not both" in html
     assert "name: pasted" in html and "name: dev" in html and "Choose the files again" in html
     assert 'name="no_defaulting" id="id_no_defaulting" checked' in html
+
+
+def test_a_cancelled_run_shows_the_rows_it_stored_marked_as_partial_with_its_report(
+    client, draft, alice, monkeypatch
+):
+    monkeypatch.setattr(impact_tasks, "CHUNK", 2)
+    run = impact_runs.start_run(
+        alice,
+        draft,
+        workflow.latest_revision(draft),
+        kubectl_list([deployment(f"d{i}", 9) for i in range(6)]),
+    )
+    impact_tasks.prepare_run.call(run.pk)
+    impact_tasks.run_chunk.call(ImpactChunk.objects.get(run=run, index=0).pk)
+    run = finished(impact_runs.cancel_run(alice, run))
+    assert (run.state, run.position, run.total) == ("cancelled", 2, 6)
+    client.force_login(alice)
+    html = client.get(run.get_absolute_url()).content.decode()
+    assert "This run was cancelled after 2 of 6 objects" in html and "partial" in html
+    assert "Deployment default/d0" in html and "Deployment default/d1" in html
+    assert "Deployment default/d2" not in html and "2 matching objects." in html
+    report = reverse("review:impact_report", args=[draft.pk, run.pk])
+    assert report in html and "Download the partial report" in html
+    lines = b"".join(client.get(report).streaming_content).splitlines()
+    assert len(lines) == 3 and b'"state": "cancelled"' in lines[0]
+
+
+def test_a_run_cancelled_before_any_object_says_so_without_a_table(client, draft, alice):
+    run = impact_runs.start_run(
+        alice, draft, workflow.latest_revision(draft), kubectl_list([deployment("a", 1)])
+    )
+    impact_runs.cancel_run(alice, run)
+    client.force_login(alice)
+    html = client.get(run.get_absolute_url()).content.decode()
+    assert "cancelled before any object was evaluated" in html
+    assert 'data-testid="impact-table"' not in html

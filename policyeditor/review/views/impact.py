@@ -144,7 +144,8 @@ def impact_run(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
         "can_cancel": can_cancel_impact(request.user, run),
         "can_start": can_start_impact(request.user, run.draft),
     }
-    if run.state == ImpactRun.State.DONE:
+    # A cancelled run shows the rows it stored before it stopped, marked as partial.
+    if run.state in (ImpactRun.State.DONE, ImpactRun.State.CANCELLED):
         result, operation = request.GET.get("result", ""), request.GET.get("operation", "")
         only_changed, text = request.GET.get("changed") == "1", request.GET.get("q", "")
         filters = {"result": result, "operation": operation, "changed": only_changed, "q": text}
