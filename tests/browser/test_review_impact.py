@@ -103,3 +103,27 @@ def test_an_open_run_page_polls_its_state_and_shows_the_counts_when_the_run_ends
     cells = tab.get_by_test_id("impact-counts").locator("tbody tr").first.locator("td")
     assert cells.all_inner_texts()[:2] == ["12", "4"]
     assert tab.console_errors == []
+
+
+def test_a_viewer_sees_the_runs_but_neither_the_start_form_nor_the_cancel_button(
+    page, alice, carol
+):
+    from policyeditor.review import impact_runs
+    from tests.conftest import sign_in
+
+    team = Team.objects.create(name="platform")
+    Membership.objects.create(team=team, user=alice, role="author")
+    Membership.objects.create(team=team, user=carol, role="viewer")
+    draft = create_draft(alice, [policy(5)], name="limits")
+    workflow.assign_team(alice, draft, team)
+    run = impact_runs.start_run(alice, draft, workflow.latest_revision(draft), _deployments(3))
+    sign_in(page, "carol")
+    page.goto(f"/reviews/drafts/{draft.pk}/")
+    page.get_by_role("link", name="Impact analysis").click()
+    assert "not start them" in page.get_by_test_id("impact-start-refused").inner_text()
+    assert page.get_by_role("button", name="Analyse").count() == 0
+    page.get_by_role("link", name="r1 on 0 objects").click()
+    page.get_by_test_id("impact-progress").wait_for()
+    assert page.get_by_role("button", name="Cancel run").count() == 0
+    assert page.get_by_test_id("impact-cancel-refused").is_visible()
+    assert page.url.endswith(run.get_absolute_url()) and page.console_errors == []
