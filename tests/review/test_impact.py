@@ -741,6 +741,8 @@ def test_a_paste_over_3_mib_gives_the_form_back_saying_the_limit_and_to_upload_a
     assert "The pasted text is too large. Paste up to 3 MiB" in html
     assert "upload a larger dump as a file instead (up to 1 GiB)" in html
     assert 'name="dump_file"' in html and not ImpactRun.objects.exists()
+    # A hop-by-hop header would make `make run`'s development server answer 500 instead.
+    assert not response.has_header("Connection")
 
 
 def test_a_forged_post_still_needs_the_csrf_token(draft, alice):

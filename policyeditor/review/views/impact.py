@@ -84,10 +84,8 @@ def _paste_too_large(request: HtmxHttpRequest, pk: int, number: int) -> HttpResp
         return forbidden(request, impact_runs.START_REFUSED)
     form = ImpactRunForm({}, paste_too_large=True)
     form.is_valid()
-    response = _render_new(request, draft, revision, form, status=413)
-    # The rest of the body is never read: the connection cannot carry another request.
-    response["Connection"] = "close"
-    return response
+    # No "Connection: close" for the unread rest of the body: see core/middleware.too_large_response.
+    return _render_new(request, draft, revision, form, status=413)
 
 
 def _render_new(
