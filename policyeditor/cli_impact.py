@@ -113,9 +113,9 @@ def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         batches = impact.pack_batches(_weighed(args.dump), impact.BATCH)
         for row in impact.evaluate_packed_stream(job, batches, pool=pool, parallel=args.jobs):
             summary.add(row)
-            denied = _denied_newly(row, baseline is not None)
-            new_denials += denied
-            if (denied or impact.changed(row)) and len(listed) < LISTED:
+            # The listing is what `changed` counts: every new denial is a change too.
+            new_denials += impact.denied_newly(row)
+            if impact.compared(row) and len(listed) < LISTED:
                 listed.append(row)
     finally:
         pool.close()
@@ -137,14 +137,6 @@ def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_FAILED if new_denials and args.fail_on_new_denials else EXIT_OK
 
 
-def _denied_newly(row: dict[str, Any], has_baseline: bool) -> bool:
-    from policyeditor.engine import impact
-
-    if has_baseline:
-        return impact.denied_newly(row)
-    return any(row[op]["result"] == "deny" for op in impact.OPERATIONS)
-
-
 def to_text(report: dict[str, Any], has_baseline: bool) -> str:
     """The human report: a count table, then one line per changed or newly denied object."""
     from policyeditor.engine import impact
@@ -164,20 +156,52 @@ def to_text(report: dict[str, Any], has_baseline: bool) -> str:
             f"the input ({names}{f', and {more} more' if more > 0 else ''}): namespaceSelectors "
             "see them without labels (pass --namespaces)",
         ]
-    what = "changed against the baseline" if has_baseline else "denied"
-    lines += ["", f"{report['newDenials']} newly denied; objects {what}:"]
+    what = "changed against the baseline" if has_baseline else "the policies affect"
+    lines += ["", f"{report['newDenials']} newly denied; {report['changed']} objects {what}:"]
     for row in report["listed"]:
         where = f"{row['namespace']}/{row['name']}" if row["namespace"] else row["name"]
-        parts = []
-        for op in impact.OPERATIONS:
-            before = row.get(f"{op}_before", {}).get("result", "allow")
-            if before != row[op]["result"]:
-                parts.append(f"{op} {before} -> {row[op]['result']}")
         message = row["CREATE"]["message"] or row["UPDATE"]["message"]
         lines.append(
-            f"  {row['kind']} {where}: {', '.join(parts)}" + (f": {message}" if message else "")
+            f"  {row['kind']} {where}: {', '.join(_changes(row))}"
+            + (f": {message}" if message else "")
         )
-    hidden = (report["changed"] if has_baseline else report["newDenials"]) - len(report["listed"])
+    hidden = report["changed"] - len(report["listed"])
     if hidden > 0:
         lines.append(f"  ... and {hidden} more")
     return "\n".join(lines) + "\n"
+
+
+def _changes(row: dict[str, Any]) -> list[str]:
+    """What the policies did to a listed object, per operation: `CREATE allow -> deny`, ..."""
+    from policyeditor.engine import impact
+
+    parts = []
+    for op in impact.OPERATIONS:
+        after = row[op]
+        before = row.get(f"{op}_before")
+        if before is None:
+            if not impact.acts(after):
+                continue
+            before = {"result": "allow"}  # no baseline: "no policy", which allows
+        elif (_label(before), before.get("mutated"), before.get("audit")) == (
+            _label(after),
+            after.get("mutated"),
+            after.get("audit"),
+        ):
+            continue
+        part = f"{op} {_label(before)} -> {_label(after)}"
+        if after.get("mutated"):
+            part += " (mutated)"
+        if after.get("audit"):
+            part += f" ({after['audit']} audit annotations)"
+        parts.append(part)
+    return parts
+
+
+def _label(outcome: dict[str, Any]) -> str:
+    """The result, and for an error whether the request is rejected (failurePolicy Fail)."""
+    from policyeditor.engine import impact
+
+    if outcome["result"] == "error":
+        return "error (rejected)" if not impact.allowed(outcome) else "error (ignored)"
+    return str(outcome["result"])

@@ -63,3 +63,49 @@ def test_an_unreadable_dump_is_one_line_and_exit_two(tmp_path):
     assert err.startswith("policyeditor impact: error: YAML aliases (*name) are not allowed")
     code, _, err = run("impact", new, "--dump", str(tmp_path / "missing.yaml"))
     assert code == 2 and "No such file or directory" in err
+
+
+def labelled_only(tmp_path, failure_policy):
+    """A policy file whose expression fails on objects without labels (no such key)."""
+    policy = replica_limit(5, failurePolicy=failure_policy)
+    policy["spec"]["validations"][0]["expression"] = "object.metadata.labels['tier'] == 'web'"
+    path = tmp_path / f"labels-{failure_policy}.yaml"
+    path.write_text(yaml.safe_dump(policy))
+    return str(path)
+
+
+def test_an_evaluation_error_under_failure_policy_fail_is_a_new_denial(tmp_path):
+    _, old, dump = files(tmp_path, [deployment("d", 1)])
+    failing = labelled_only(tmp_path, "Fail")
+    code, out, _ = run("impact", failing, "--dump", dump, "-j", "1", "-o", "json")
+    report = json.loads(out)
+    assert code == 1
+    assert report["counts"]["CREATE"]["error"] == 1
+    assert report["newDenials"] == report["counts"]["deniedNewly"] == 1
+    assert report["listed"][0]["CREATE"]["allowed"] is False
+    code, out, _ = run("impact", failing, "--dump", dump, "-j", "1", "--baseline", old)
+    assert code == 1
+    assert "Deployment default/d: CREATE allow -> error (rejected)" in out
+
+
+def test_an_evaluation_error_under_failure_policy_ignore_is_reported_but_not_a_denial(tmp_path):
+    _, _, dump = files(tmp_path, [deployment("d", 1)])
+    code, out, _ = run(
+        "impact", labelled_only(tmp_path, "Ignore"), "--dump", dump, "-j", "1", "-o", "json"
+    )
+    report = json.loads(out)
+    assert code == 0
+    assert report["newDenials"] == report["counts"]["deniedNewly"] == 0
+    assert report["changed"] == 1  # the error is still something the policy does
+
+
+def test_without_a_baseline_new_denials_changes_and_counts_agree(tmp_path):
+    new, _, dump = files(tmp_path, [deployment(f"d{i}", i) for i in range(7)])
+    code, out, _ = run("impact", new, "--dump", dump, "-j", "1", "-o", "json")
+    report = json.loads(out)
+    assert code == 1
+    assert report["newDenials"] == report["counts"]["deniedNewly"] == 3
+    assert report["changed"] == report["counts"]["changed"] == 3
+    assert [row["name"] for row in report["listed"]] == ["d4", "d5", "d6"]
+    code, out, _ = run("impact", new, "--dump", dump, "-j", "1")
+    assert "3 newly denied; 3 objects the policies affect:" in out

@@ -28,7 +28,16 @@ from policyeditor.engine.impact.evaluate import (
     pack_batches,
     unpack,
 )
-from policyeditor.engine.impact.report import Summary, changed, denied_newly
+from policyeditor.engine.impact.report import (
+    Summary,
+    acts,
+    affected,
+    allowed,
+    changed,
+    compared,
+    denied_newly,
+    has_baseline,
+)
 
 __all__ = [
     "BATCH",
@@ -41,7 +50,11 @@ __all__ = [
     "Job",
     "Packed",
     "Summary",
+    "acts",
+    "affected",
+    "allowed",
     "changed",
+    "compared",
     "denied_newly",
     "evaluate_batch",
     "evaluate_object",
@@ -49,6 +62,7 @@ __all__ = [
     "evaluate_packed_stream",
     "evaluate_stream",
     "failed_row",
+    "has_baseline",
     "identity",
     "iter_objects",
     "iter_weighed",

@@ -104,11 +104,14 @@ def identity(obj: dict[str, Any]) -> dict[str, str]:
 
 
 def outcome(
-    result: str, message: str = "", mutated: bool = False, audit: int = 0
+    result: str, *, allowed: bool, message: str = "", mutated: bool = False, audit: int = 0
 ) -> dict[str, Any]:
     """One operation's outcome as stored and reported."""
+    # `allowed` apart from `result`: an error rejects the request under failurePolicy Fail and
+    # lets it through under Ignore, as the API server answers.
     return {
         "result": result,
+        "allowed": allowed,
         "message": message[:MESSAGE_CHARS],
         "mutated": mutated,
         "audit": audit,
@@ -138,12 +141,19 @@ def evaluate_object(
             defaulting=defaulting,
         )
     except Exception as error:  # noqa: BLE001 - one odd object must not stop the run
-        return outcome("error", f"{type(error).__name__}: {error}")
+        # Fail closed: nothing shows the API server would have admitted the request.
+        return outcome("error", allowed=False, message=f"{type(error).__name__}: {error}")
     message = result.message or "; ".join(result.warnings)
     # The patch runs from the object as admission saw it (defaulted) to the result, so the
     # fields defaulting filled in do not count as a mutation.
     mutated = result.object is not None and bool(result.patch)
-    return outcome(result.result, message, mutated, len(result.audit_annotations))
+    return outcome(
+        result.result,
+        allowed=result.allowed,
+        message=message,
+        mutated=mutated,
+        audit=len(result.audit_annotations),
+    )
 
 
 def evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
@@ -192,12 +202,12 @@ def _evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
 
 
 def failed_row(obj: dict[str, Any], job: Job, message: str) -> Row:
-    """The row of an object whose evaluation was stopped: an error for every operation."""
+    """The row of an object whose evaluation was stopped: a not-allowed error for every operation."""
     row: Row = identity(obj)
     for operation in OPERATIONS:
-        row[operation] = outcome("error", message)
+        row[operation] = outcome("error", allowed=False, message=message)
         if job.baseline is not None:
-            row[f"{operation}_before"] = outcome("error", message)
+            row[f"{operation}_before"] = outcome("error", allowed=False, message=message)
     return row
 
 

@@ -1,4 +1,8 @@
-"""Counting rows as they stream by: per operation and result, mutated, audited, changed."""
+"""Counting rows as they stream by: per operation and result, mutated, audited, changed.
+
+A row without a baseline (no `CREATE_before`) is compared with "no policy", which allows every
+request and does nothing to it.
+"""
 
 from __future__ import annotations
 
@@ -9,27 +13,67 @@ from typing import Any
 from policyeditor.engine.impact.evaluate import OPERATIONS, RESULTS
 
 
+def allowed(outcome: dict[str, Any]) -> bool:
+    """Whether the API server would admit the request of this outcome."""
+    if "allowed" in outcome:
+        return bool(outcome["allowed"])
+    # Rows stored before outcomes carried `allowed`: an error counts as a rejection (fail closed).
+    return outcome["result"] not in ("deny", "error")
+
+
 def changed(row: dict[str, Any]) -> bool:
     """Whether the revision's outcome differs from the baseline's for any operation."""
     return any(
-        f"{op}_before" in row and row[f"{op}_before"]["result"] != row[op]["result"]
+        f"{op}_before" in row
+        and (
+            row[f"{op}_before"]["result"] != row[op]["result"]
+            or allowed(row[f"{op}_before"]) != allowed(row[op])
+        )
         for op in OPERATIONS
     )
 
 
+def acts(outcome: dict[str, Any]) -> bool:
+    """Whether the policies did anything to a request: not allowed, a result other than allow or
+    skip (warn, audit, error), audit annotations or a mutation."""
+    return (
+        not allowed(outcome)
+        or outcome["result"] not in ("allow", "skip")
+        or bool(outcome.get("audit"))
+        or bool(outcome.get("mutated"))
+    )
+
+
+def affected(row: dict[str, Any]) -> bool:
+    """Whether the policies act on the object in some operation: "changed" with no baseline."""
+    return any(acts(row[op]) for op in OPERATIONS)
+
+
+def has_baseline(row: dict[str, Any]) -> bool:
+    """Whether the row was evaluated against a baseline too."""
+    return any(f"{op}_before" in row for op in OPERATIONS)
+
+
+def compared(row: dict[str, Any]) -> bool:
+    """changed against the baseline; with none, affected (the baseline is "no policy")."""
+    return changed(row) if has_baseline(row) else affected(row)
+
+
 def denied_newly(row: dict[str, Any]) -> bool:
-    """Whether the revision denies, for some operation, an object the baseline let through."""
+    """Whether, for some operation, the revision does not allow what the baseline allowed.
+
+    "Not allowed" is the API server's answer, so an error under failurePolicy Fail counts and one
+    under Ignore does not. Without a baseline every request was allowed.
+    """
     return any(
-        row[op]["result"] == "deny"
-        and f"{op}_before" in row
-        and row[f"{op}_before"]["result"] not in ("deny", "error")
+        not allowed(row[op]) and (f"{op}_before" not in row or allowed(row[f"{op}_before"]))
         for op in OPERATIONS
     )
 
 
 @dataclass
 class Summary:
-    """Counts of every row added so far."""
+    """Counts of every row added so far (`changed`: against the baseline, or affected)."""
 
     total: int = 0
     changed: int = 0
@@ -47,7 +91,7 @@ class Summary:
             counter[row[op]["result"]] += 1
             counter["mutated"] += bool(row[op].get("mutated"))
             counter["annotations"] += int(row[op].get("audit", 0))
-        if changed(row):
+        if compared(row):
             self.changed += 1
         if denied_newly(row):
             self.denied_newly += 1

@@ -7,6 +7,8 @@ import pytest
 from policyeditor.engine.impact import (
     Job,
     Summary,
+    affected,
+    allowed,
     changed,
     denied_newly,
     evaluate_stream,
@@ -44,6 +46,65 @@ def test_each_object_gets_create_and_update_outcomes_and_the_summary_counts_them
         "annotations": 0,
     }
     assert summary.total == 3
+    assert by_name["small"]["CREATE"]["allowed"] is True
+    assert by_name["big"]["CREATE"]["allowed"] is False
+
+
+def labelled_only(failure_policy: str) -> dict:
+    """A policy whose expression fails on an object without labels (no such key)."""
+    policy = replica_limit(5, failurePolicy=failure_policy)
+    policy["spec"]["validations"][0]["expression"] = "object.metadata.labels['tier'] == 'web'"
+    return policy
+
+
+def test_an_error_under_failure_policy_fail_is_not_allowed_and_is_a_new_denial():
+    rows = list(
+        evaluate_stream(Job([labelled_only("Fail")], "1.34"), [deployment("d", 1)], pool=None)
+    )
+    assert rows[0]["CREATE"]["result"] == "error"
+    assert rows[0]["CREATE"]["allowed"] is False
+    assert denied_newly(rows[0])  # no baseline: "no policy" allowed it
+    job = Job([labelled_only("Fail")], "1.34", baseline=[replica_limit(5)])
+    rows = list(evaluate_stream(job, [deployment("d", 1)], pool=None))
+    assert denied_newly(rows[0]) and changed(rows[0])
+
+
+def test_an_error_under_failure_policy_ignore_is_allowed_and_no_denial():
+    rows = list(
+        evaluate_stream(Job([labelled_only("Ignore")], "1.34"), [deployment("d", 1)], pool=None)
+    )
+    assert rows[0]["CREATE"]["result"] == "error"
+    assert rows[0]["CREATE"]["allowed"] is True
+    assert not denied_newly(rows[0])
+    assert affected(rows[0])  # the error is still something the policies did
+
+
+def test_the_same_error_result_with_another_failure_policy_is_a_change():
+    job = Job([labelled_only("Fail")], "1.34", baseline=[labelled_only("Ignore")])
+    rows = list(evaluate_stream(job, [deployment("d", 1)], pool=None))
+    assert rows[0]["CREATE"]["result"] == rows[0]["CREATE_before"]["result"] == "error"
+    assert changed(rows[0]) and denied_newly(rows[0])
+
+
+def test_rows_without_allowed_are_read_from_their_result_failing_closed():
+    row = {"CREATE": {"result": "error"}, "UPDATE": {"result": "allow"}}
+    assert not allowed(row["CREATE"]) and allowed(row["UPDATE"])
+    assert denied_newly(row)
+
+
+def test_without_a_baseline_the_summary_counts_as_changed_what_the_policies_act_on():
+    rows = list(
+        evaluate_stream(
+            Job([replica_limit(5)], "1.34"),
+            [deployment("small", 2), deployment("big", 9), namespace("default")],
+            pool=None,
+        )
+    )
+    summary = Summary()
+    for row in rows:
+        summary.add(row)
+    assert (summary.changed, summary.denied_newly) == (1, 1)
+    assert [r["name"] for r in rows if affected(r)] == ["big"]
 
 
 def test_outcomes_are_compared_with_the_baseline():
@@ -91,6 +152,7 @@ def test_objects_that_make_a_policy_run_away_become_errors_and_the_others_get_th
     results = {r["name"]: r["CREATE"]["result"] for r in rows}
     assert results == {"ok-1": "allow", "slow-1": "error", "big": "deny", "slow-2": "error"}
     assert "time limit" in rows[1]["CREATE"]["message"]
+    assert rows[1]["CREATE"]["allowed"] is False  # fail closed: nothing shows it was admitted
 
 
 def test_past_the_budget_every_remaining_object_is_an_error(pool):
