@@ -19,6 +19,7 @@ from typing import Any, NoReturn, TextIO
 from policyeditor import __version__, cli_impact, cli_lint
 from policyeditor.cli_crds import add_crd_option, cel_crd_notes, crd_documents, crds_in_force
 from policyeditor.cli_output import cel_result_to_dict, dump, format_evaluation
+from policyeditor.cli_policies import NO_POLICY, refuse_invalid
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.objects import name_of
 
@@ -374,20 +375,10 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if obj is None and old is None and args.operation != "CONNECT":
         raise InputError("give --object, --old-object or both")
     if not documents:
-        raise InputError(
-            "no ValidatingAdmissionPolicy or MutatingAdmissionPolicy in the files given"
-        )
-    from policyeditor.engine import validation
+        raise InputError(NO_POLICY)
     from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs
 
-    problems = validation.validate_documents(documents, version=version)
-    if problems:
-        for index, error in problems:
-            doc = documents[index]
-            err.write(f"{doc.get('kind', '')} {name_of(doc)!r}: {error}\n")
-        err.write(
-            f"the policies are not valid for Kubernetes {version}: fix them before evaluating\n"
-        )
+    if refuse_invalid(documents, version, err):
         return EXIT_FAILED
     user_info = {"username": args.user} if args.user else {}
     if args.group:

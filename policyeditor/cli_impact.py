@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from policyeditor.cli_policies import NO_POLICY, has_policy, refuse_invalid
 from policyeditor.engine.errors import InputError
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -102,7 +103,17 @@ def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.jobs < 1:
         raise InputError(f"-j: expected 1 or more, got {args.jobs}")
     documents = _load_policies(args.files)
+    if not has_policy(documents):
+        raise InputError(NO_POLICY)
     baseline = _load_policies(args.baseline) if args.baseline else None
+    if baseline is not None and not has_policy(baseline):
+        # What a baseline without policies does: allow everything, as no baseline does.
+        baseline = None
+    # As `eval` does: a policy the API server would refuse has no outcome to report.
+    if refuse_invalid(documents, version, err) or (
+        baseline is not None and refuse_invalid(baseline, version, err, what="--baseline")
+    ):
+        return EXIT_FAILED
     namespaces, used = _namespaces([args.dump] + ([args.namespaces] if args.namespaces else []))
     job = impact.Job(documents, version, baseline, None, args.defaulting, namespaces)
     summary = impact.Summary()

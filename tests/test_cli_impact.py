@@ -109,3 +109,62 @@ def test_without_a_baseline_new_denials_changes_and_counts_agree(tmp_path):
     assert [row["name"] for row in report["listed"]] == ["d4", "d5", "d6"]
     code, out, _ = run("impact", new, "--dump", dump, "-j", "1")
     assert "3 newly denied; 3 objects the policies affect:" in out
+
+
+def test_policies_kubernetes_would_refuse_are_refused_before_the_dump_is_read(tmp_path):
+    new, old, dump = files(tmp_path, [deployment("d", 1)])
+    broken = replica_limit(5)
+    broken["spec"]["validations"][0]["expression"] = "object.spec.replicas <="
+    (tmp_path / "broken.yaml").write_text(yaml.safe_dump(broken))
+    refusal = "the policies are not valid for Kubernetes 1.34: fix them before evaluating\n"
+    code, out, err = run(
+        "impact", str(tmp_path / "broken.yaml"), "--dump", dump, "--k8s-version", "1.34"
+    )
+    assert (code, out) == (1, "")
+    assert "ValidatingAdmissionPolicy 'replica-limit.example.com': spec.validations[0]" in err
+    assert err.endswith(refusal)
+    code, out, err = run(
+        "impact",
+        new,
+        "--dump",
+        dump,
+        "--k8s-version",
+        "1.34",
+        "--baseline",
+        str(tmp_path / "broken.yaml"),
+    )
+    assert (code, out) == (1, "")
+    assert err.startswith("--baseline: ValidatingAdmissionPolicy") and err.endswith(refusal)
+
+
+def test_policy_files_without_a_policy_are_an_input_error(tmp_path):
+    _, _, dump = files(tmp_path, [deployment("d", 1)])
+    (tmp_path / "empty.yaml").write_text("")
+    (tmp_path / "objects.yaml").write_text(yaml.safe_dump(deployment("d", 1)))
+    for path in ("empty.yaml", "objects.yaml"):
+        code, _, err = run("impact", str(tmp_path / path), "--dump", dump)
+        assert code == 2
+        assert err == (
+            "policyeditor impact: error: no ValidatingAdmissionPolicy or "
+            "MutatingAdmissionPolicy in the files given\n"
+        )
+
+
+def test_a_baseline_without_policies_is_no_baseline(tmp_path):
+    new, _, dump = files(tmp_path, [deployment("small", 1), deployment("big", 9)])
+    (tmp_path / "empty.yaml").write_text("")
+    with_empty = run(
+        "impact",
+        new,
+        "--dump",
+        dump,
+        "-j",
+        "1",
+        "-o",
+        "json",
+        "--baseline",
+        str(tmp_path / "empty.yaml"),
+    )
+    without = run("impact", new, "--dump", dump, "-j", "1", "-o", "json")
+    assert with_empty == without
+    assert with_empty[0] == 1 and json.loads(with_empty[1])["newDenials"] == 1
