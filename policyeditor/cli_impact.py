@@ -8,15 +8,23 @@ deny an object the baseline let through (`--no-fail-on-new-denials` turns that o
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import stat
+import sys
+import tempfile
 from collections.abc import Iterator
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from policyeditor.cli_policies import NO_POLICY, has_policy, refuse_invalid
 from policyeditor.engine.errors import InputError
 
+if TYPE_CHECKING:
+    from policyeditor.engine.impact import Job
+
 EXIT_OK, EXIT_FAILED = 0, 1
+COPY_CHUNK = 1 << 20
 LISTED = 10_000  # changed objects listed in a report; the counts always cover every object
 
 
@@ -56,9 +64,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _weighed(path: str) -> Iterator[tuple[dict[str, Any], int]]:
-    """The dump's objects with their weights (what batches are bounded by)."""
+    """The objects of a dump (`-`: standard input) with their weights (what batches are bounded
+    by)."""
     from policyeditor.engine import impact
 
+    if path == "-":
+        yield from impact.iter_weighed(impact.open_dump(sys.stdin.buffer))
+        return
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed when the generator ends
     except OSError as error:
@@ -67,19 +79,73 @@ def _weighed(path: str) -> Iterator[tuple[dict[str, Any], int]]:
         yield from impact.iter_weighed(impact.open_dump(handle))
 
 
-def _namespaces(paths: list[str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
-    """Namespace objects of the files (a first pass over the dump), and the namespaces it uses."""
+@contextlib.contextmanager
+def _rereadable(path: str) -> Iterator[str]:
+    """A path the file can be read from twice: the file itself when it is a regular one, else a
+    temporary copy of it (`-` is standard input; a pipe, /dev/stdin or <(...) reads only once)."""
+    from policyeditor.engine.impact import MAX_DUMP_BYTES, DumpError
+
+    if path != "-":
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)
+        except OSError as error:
+            raise InputError(f"{path}: {error.strerror or error}") from None
+        if regular:
+            yield path
+            return
+    with tempfile.TemporaryDirectory(prefix="policyeditor-impact-") as directory:
+        copy = os.path.join(directory, "input")
+        try:
+            source = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
+        except OSError as error:
+            raise InputError(f"{path}: {error.strerror or error}") from None
+        try:
+            with open(copy, "wb") as target:
+                copied = 0
+                while chunk := source.read(COPY_CHUNK):
+                    copied += len(chunk)
+                    # The reader's own limit, met sooner: past it the copy would be refused anyway.
+                    if copied > MAX_DUMP_BYTES:
+                        raise DumpError(
+                            f"the dump is larger than {MAX_DUMP_BYTES // (1024 * 1024)} MiB"
+                        )
+                    target.write(chunk)
+        finally:
+            if source is not sys.stdin.buffer:
+                source.close()
+        yield copy
+
+
+def _namespaces(dump: str) -> tuple[dict[str, dict[str, Any]], set[str], int]:
+    """Namespace objects of the dump (a first pass over it), the namespaces its objects use, and
+    how many objects it holds."""
     from policyeditor.engine import impact
 
     found: dict[str, dict[str, Any]] = {}
     used: set[str] = set()
-    for path in paths:
+    count = 0
+    for obj, _ in _weighed(dump):
+        count += 1
+        found.update(impact.namespaces_of([obj]))
+        namespace = impact.namespace_of(obj)
+        if namespace:
+            used.add(namespace)
+    return found, used, count
+
+
+def _namespaces_file(path: str) -> dict[str, dict[str, Any]]:
+    """The Namespace objects of `--namespaces` (read once: a pipe will do), errors naming it."""
+    from policyeditor.engine import impact
+
+    found: dict[str, dict[str, Any]] = {}
+    try:
         for obj, _ in _weighed(path):
             found.update(impact.namespaces_of([obj]))
-            namespace = impact.namespace_of(obj)
-            if namespace:
-                used.add(namespace)
-    return found, used
+    except InputError as error:
+        # The reader's messages speak of "the dump".
+        message = str(error).replace("the dump", "the file")
+        raise InputError(f"--namespaces {path}: {message}") from None
+    return found
 
 
 def _load_policies(paths: list[str]) -> list[dict[str, Any]]:
@@ -94,7 +160,6 @@ def _load_policies(paths: list[str]) -> list[dict[str, Any]]:
 def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Evaluate every object of the dump; print the report; 1 on new denials."""
     from policyeditor.engine import impact, versions
-    from policyeditor.engine.isolation import WorkerPool
 
     try:
         version = versions.normalize_version(args.k8s_version)
@@ -114,14 +179,27 @@ def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         baseline is not None and refuse_invalid(baseline, version, err, what="--baseline")
     ):
         return EXIT_FAILED
-    namespaces, used = _namespaces([args.dump] + ([args.namespaces] if args.namespaces else []))
-    job = impact.Job(documents, version, baseline, None, args.defaulting, namespaces)
+    if args.dump == "-" and args.namespaces == "-":
+        raise InputError("--dump and --namespaces cannot both read standard input")
+    extra = _namespaces_file(args.namespaces) if args.namespaces else {}
+    with _rereadable(args.dump) as dump:
+        namespaces, used, count = _namespaces(dump)
+        namespaces.update(extra)
+        job = impact.Job(documents, version, baseline, None, args.defaulting, namespaces)
+        return _run(args, out, job, dump, used)
+
+
+def _run(args: argparse.Namespace, out: TextIO, job: Job, dump: str, used: set[str]) -> int:
+    """Evaluate every object of the dump (read a second time); print the report."""
+    from policyeditor.engine import impact
+    from policyeditor.engine.isolation import WorkerPool
+
     summary = impact.Summary()
     listed: list[dict[str, Any]] = []
     new_denials = 0
     pool = WorkerPool(size=args.jobs)
     try:
-        batches = impact.pack_batches(_weighed(args.dump), impact.BATCH)
+        batches = impact.pack_batches(_weighed(dump), impact.BATCH)
         for row in impact.evaluate_packed_stream(job, batches, pool=pool, parallel=args.jobs):
             summary.add(row)
             # The listing is what `changed` counts: every new denial is a change too.
@@ -130,10 +208,10 @@ def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 listed.append(row)
     finally:
         pool.close()
-    missing = sorted(used - set(namespaces))
+    missing = sorted(used - set(job.namespaces))
     report = {
         "objects": summary.total,
-        "version": version,
+        "version": job.version,
         "counts": summary.to_dict(),
         "changed": summary.changed,
         "newDenials": new_denials,
@@ -144,7 +222,7 @@ def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         json.dump(report, out, indent=2)
         out.write("\n")
     else:
-        out.write(to_text(report, baseline is not None))
+        out.write(to_text(report, job.baseline is not None))
     return EXIT_FAILED if new_denials and args.fail_on_new_denials else EXIT_OK
 
 

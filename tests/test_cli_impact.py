@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
+import os
+import shlex
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
 import yaml
 
 from policyeditor.cli import main
 from tests.builders import replica_limit
 from tests.engine.impact.helpers import deployment, kubectl_json
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -168,3 +177,88 @@ def test_a_baseline_without_policies_is_no_baseline(tmp_path):
     without = run("impact", new, "--dump", dump, "-j", "1", "-o", "json")
     assert with_empty == without
     assert with_empty[0] == 1 and json.loads(with_empty[1])["newDenials"] == 1
+
+
+def run_process(*argv: str, stdin: bytes = b"", shell: bool = False) -> subprocess.CompletedProcess:
+    """The command in a process of its own, reading `stdin` from a real pipe."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "policyeditor.cli", *argv]
+    if shell:  # bash, for <(...): argv[-1] is the process substitution's command
+        command = ["bash", "-c", shlex.join(command[:-1]) + f" <({argv[-1]})"]
+    return subprocess.run(
+        command, input=stdin, capture_output=True, env=env, timeout=120, check=False
+    )
+
+
+def test_a_dump_piped_to_standard_input_is_read_whole(tmp_path):
+    new, _, _ = files(tmp_path, [])
+    data = kubectl_json([deployment("small", 1), deployment("big", 9)])
+    for where in ("-", "/dev/stdin"):
+        done = run_process("impact", new, "-j", "1", "-o", "json", "--dump", where, stdin=data)
+        assert done.returncode == 1, done.stderr
+        report = json.loads(done.stdout)
+        assert (report["objects"], report["newDenials"]) == (2, 1)
+    done = run_process("impact", new, "-j", "1", "--dump", "-", stdin=gzip.compress(data))
+    assert done.returncode == 1 and done.stdout.startswith(b"2 objects evaluated")
+
+
+def test_a_dump_from_process_substitution_is_read_whole(tmp_path):
+    new, _, dump = files(tmp_path, [deployment("small", 1), deployment("big", 9)])
+    done = run_process("impact", new, "-j", "1", "--dump", f"zcat {shlex.quote(dump)}", shell=True)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith(b"2 objects evaluated")
+
+
+def test_namespaces_can_come_from_standard_input(tmp_path):
+    new, _, dump = files(tmp_path, [deployment("big", 9)])
+    namespaces = yaml.safe_dump(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}
+    )
+    done = run_process(
+        "impact",
+        new,
+        "-j",
+        "1",
+        "-o",
+        "json",
+        "--dump",
+        dump,
+        "--namespaces",
+        "-",
+        stdin=namespaces.encode(),
+    )
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["namespacesMissing"] == []
+
+
+def test_a_piped_dump_past_the_size_limit_is_refused_as_the_reader_refuses_it(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr("policyeditor.engine.impact.MAX_DUMP_BYTES", 1024 * 1024)
+    new, _, _ = files(tmp_path, [])
+    read, write = os.pipe()
+
+    def feed() -> None:  # a pipe holds 64 KiB: the rest is written as the command reads
+        with os.fdopen(write, "wb") as pipe, contextlib.suppress(BrokenPipeError):
+            pipe.write(b" " * (3 * 1024 * 1024))
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    try:
+        code, _, err = run("impact", new, "--dump", f"/dev/fd/{read}")
+    finally:
+        os.close(read)  # the writer stops with a broken pipe
+        feeder.join()
+    assert code == 2
+    assert err == "policyeditor impact: error: the dump is larger than 1 MiB\n"
+
+
+def test_an_unreadable_namespaces_file_is_named_in_the_error(tmp_path):
+    new, _, dump = files(tmp_path, [deployment("d", 1)])
+    (tmp_path / "ns.yaml").write_text("metadata: {name: default}\n")
+    code, _, err = run("impact", new, "--dump", dump, "--namespaces", str(tmp_path / "ns.yaml"))
+    assert code == 2
+    assert err == (
+        f"policyeditor impact: error: --namespaces {tmp_path / 'ns.yaml'}: "
+        "object 1 of the file has no apiVersion and kind\n"
+    )
