@@ -185,6 +185,9 @@ def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     with _rereadable(args.dump) as dump:
         namespaces, used, count = _namespaces(dump)
         namespaces.update(extra)
+        if not count:
+            # An empty dump is most often a failed `kubectl get > dump.json`: not a pass.
+            raise InputError("The dump holds no objects.")
         job = impact.Job(documents, version, baseline, None, args.defaulting, namespaces)
         return _run(args, out, job, dump, used)
 

@@ -13,6 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 import yaml
 
 from policyeditor.cli import main
@@ -251,6 +252,19 @@ def test_a_piped_dump_past_the_size_limit_is_refused_as_the_reader_refuses_it(
         feeder.join()
     assert code == 2
     assert err == "policyeditor impact: error: the dump is larger than 1 MiB\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "  \n\n", "---\n", '{"kind": "List", "apiVersion": "v1", "items": []}'],
+    ids=["empty", "whitespace", "an empty document", "an empty List"],
+)
+def test_a_dump_without_objects_is_an_input_error(tmp_path, text):
+    new, _, _ = files(tmp_path, [])
+    (tmp_path / "empty.json").write_text(text)
+    code, out, err = run("impact", new, "--dump", str(tmp_path / "empty.json"))
+    assert (code, out) == (2, "")
+    assert err == "policyeditor impact: error: The dump holds no objects.\n"
 
 
 def test_an_unreadable_namespaces_file_is_named_in_the_error(tmp_path):
