@@ -132,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     _defaulting_option(impact)
     _version_option(impact)
     _output_option(impact, ("text", "json"))
+    add_crd_option(impact)
 
     cel = sub.add_parser("cel", help="compile and evaluate one CEL expression")
     cel.add_argument("expression", metavar="EXPR", help="a CEL expression, as in a validation")

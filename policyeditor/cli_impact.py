@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
+from policyeditor.cli_crds import crd_documents
 from policyeditor.cli_policies import NO_POLICY, has_policy, refuse_invalid
 from policyeditor.engine.errors import InputError
 
@@ -188,7 +189,16 @@ def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if not count:
             # An empty dump is most often a failed `kubectl get > dump.json`: not a pass.
             raise InputError("The dump holds no objects.")
-        job = impact.Job(documents, version, baseline, None, args.defaulting, namespaces)
+        # The workers get the CRDs with the job: the ones main() put in force are this process's.
+        job = impact.Job(
+            documents,
+            version,
+            baseline,
+            None,
+            args.defaulting,
+            namespaces,
+            crd_documents(args),
+        )
         return _run(args, out, job, dump, used)
 
 

@@ -18,6 +18,7 @@ import yaml
 
 from policyeditor.cli import main
 from tests.builders import replica_limit
+from tests.crd_cases import widget, widget_crd
 from tests.engine.impact.helpers import deployment, kubectl_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -276,3 +277,46 @@ def test_an_unreadable_namespaces_file_is_named_in_the_error(tmp_path):
         f"policyeditor impact: error: --namespaces {tmp_path / 'ns.yaml'}: "
         "object 1 of the file has no apiVersion and kind\n"
     )
+
+
+def test_crds_type_and_default_the_custom_resources_of_the_dump(tmp_path):
+    rules = [
+        {
+            "apiGroups": ["example.com"],
+            "apiVersions": ["v1"],
+            "operations": ["CREATE", "UPDATE"],
+            "resources": ["widgets"],
+        }
+    ]
+    check = {"expression": "!has(object.spec.size) || object.spec.size <= 2"}
+    policy = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "small-widgets"},
+        "spec": {
+            "failurePolicy": "Fail",
+            "matchConstraints": {"resourceRules": rules},
+            "validations": [check],
+        },
+    }
+    crd = widget_crd({"type": "object", "properties": {"size": {"type": "integer", "default": 3}}})
+    (tmp_path / "policy.yaml").write_text(yaml.safe_dump(policy))
+    (tmp_path / "crd.yaml").write_text(yaml.safe_dump(crd))
+    (tmp_path / "dump.json").write_bytes(
+        kubectl_json([{**widget(), "metadata": {"name": "w", "namespace": "default"}}])
+    )
+    argv = [
+        "impact",
+        str(tmp_path / "policy.yaml"),
+        "--dump",
+        str(tmp_path / "dump.json"),
+        "-j",
+        "1",
+        "-o",
+        "json",
+    ]
+    code, out, _ = run(*argv)
+    assert code == 0 and json.loads(out)["counts"]["CREATE"]["allow"] == 1
+    code, out, err = run(*argv, "--crd", str(tmp_path / "crd.yaml"))
+    assert code == 1, err
+    assert json.loads(out)["counts"]["CREATE"]["deny"] == 1  # size defaulted to 3 by the CRD
