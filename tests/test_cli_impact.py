@@ -320,3 +320,16 @@ def test_crds_type_and_default_the_custom_resources_of_the_dump(tmp_path):
     code, out, err = run(*argv, "--crd", str(tmp_path / "crd.yaml"))
     assert code == 1, err
     assert json.loads(out)["counts"]["CREATE"]["deny"] == 1  # size defaulted to 3 by the CRD
+
+
+def test_a_yaml_error_in_the_dump_keeps_its_line_column_and_problem_on_one_line(tmp_path):
+    new, _, _ = files(tmp_path, [])
+    (tmp_path / "dump.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {x: y z: w}}\n"
+    )
+    code, _, err = run("impact", new, "--dump", str(tmp_path / "dump.yaml"))
+    assert code == 2
+    assert err == (
+        "policyeditor impact: error: invalid YAML at line 3, column 36: did not find expected "
+        "',' or '}' (while parsing a flow mapping)\n"
+    )

@@ -133,10 +133,23 @@ def _yaml_events(stream: io.BufferedReader) -> Iterator[tuple[str, Any]]:
                 raise DumpError(f"YAML aliases (*name) are not allowed in a dump{_where(event)}")
     except yaml.reader.ReaderError as error:
         raise DumpError(f"the dump is not UTF-8 text: {error}") from None
+    except yaml.MarkedYAMLError as error:
+        raise DumpError(_yaml_problem(error)) from None
     except yaml.YAMLError as error:
         raise DumpError(f"invalid YAML: {error}") from None
     finally:
         loader.dispose()
+
+
+def _yaml_problem(error: yaml.MarkedYAMLError) -> str:
+    """PyYAML's error on one line, with where it is (its own text spans four), as JSON's says it."""
+    problem = error.problem or error.context or "invalid YAML"
+    if error.problem and error.context:
+        problem = f"{error.problem} ({error.context})"
+    mark = error.problem_mark or error.context_mark
+    if mark is None:
+        return f"invalid YAML: {problem}"
+    return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
 
 
 def _where(event: Any) -> str:

@@ -79,7 +79,7 @@ def test_mixed_kinds_nested_lists_and_empty_documents_are_fine():
         ("a: &x [1]\nb: *x\n", "aliases"),
         ("- 1\n- 2\n", "expected Kubernetes objects, found int"),
         ("metadata: {name: x}\n", "no apiVersion and kind"),
-        ("a: [unclosed\n", "invalid YAML"),
+        ("a: [unclosed\n", "invalid YAML at line 2, column 1: did not find expected ',' or ']'"),
         (b"kind: \xff\xfe\n", "not UTF-8"),
         (CONFIG_MAP + "n: .inf\n", r"unsupported value inf"),
         ('{"apiVersion": "v1", "kind": "ConfigMap", "n": 1e400}', "unsupported value|overflow"),
