@@ -1,8 +1,9 @@
 """`policyeditor impact`: what policies would do to every object of a cluster dump, for CI.
 
 Counts per operation and result, the objects whose outcome changes against a baseline (other
-policy files; none means "no policy", which allows everything), and exit status 1 when the policies
-deny an object the baseline let through (`--no-fail-on-new-denials` turns that off).
+policy files; none means "no policy", which allows everything and does nothing), and exit status 1
+when the policies do not allow a request the baseline allowed (`--no-fail-on-new-denials` turns that
+off): a denial, or an error under failurePolicy Fail, as the API server answers.
 """
 
 from __future__ import annotations
@@ -36,10 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--dump",
         required=True,
         metavar="FILE",
-        help="objects: kubectl get ... -A -o yaml|json, multi-document YAML, gzip",
+        help="objects: kubectl get ... -A -o yaml|json, multi-document YAML, gzip; - reads stdin",
     )
     parser.add_argument(
-        "--namespaces", metavar="FILE", help="Namespace objects (kubectl get ns -o yaml)"
+        "--namespaces",
+        metavar="FILE",
+        help="Namespace objects (kubectl get ns -o yaml); - reads stdin",
     )
     parser.add_argument(
         "--baseline",
