@@ -66,6 +66,12 @@ class Job:
     # validate the dump's custom resources, as they do in Try it.
     crds: list[dict[str, Any]] = field(default_factory=list)
 
+    def baseline_is_revision(self) -> bool:
+        """Whether the baseline is the revision itself (same documents, same version)."""
+        return self.baseline == self.documents and (
+            (self.baseline_version or self.version) == self.version
+        )
+
     def for_objects(self, objects: list[dict[str, Any]]) -> Job:
         """This job with only the namespaces these objects are in (what a batch sends)."""
         return self.for_names({namespace_of(obj) for obj in objects})
@@ -172,7 +178,7 @@ def evaluate_packed(job: Job, batch: Packed) -> list[Row]:
 
 def _evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
     # An identical baseline gives identical outcomes: do not evaluate everything twice.
-    same = job.baseline == job.documents and (job.baseline_version or job.version) == job.version
+    same = job.baseline_is_revision()
     rows = []
     for obj in objects:
         row: Row = identity(obj)
@@ -208,6 +214,33 @@ def failed_row(obj: dict[str, Any], job: Job, message: str) -> Row:
         row[operation] = outcome("error", allowed=False, message=message)
         if job.baseline is not None:
             row[f"{operation}_before"] = outcome("error", allowed=False, message=message)
+    return row
+
+
+def _sides_apart(pool: WorkerPool, job: Job, obj: dict[str, Any], seconds: float) -> Row:
+    """One object's row from the revision and the baseline evaluated in separate calls; a side
+    that runs past the deadline is a not-allowed error (fail closed), the other keeps its outcome."""
+    assert job.baseline is not None
+    revision = Job(job.documents, job.version, None, None, job.defaulting, job.namespaces, job.crds)
+    baseline = Job(
+        job.baseline,
+        job.baseline_version or job.version,
+        None,
+        None,
+        job.defaulting,
+        job.namespaces,
+        job.crds,
+    )
+    sides = []
+    for side in (revision, baseline):
+        try:
+            rows: list[Row] = pool.call(evaluate_batch, side, [obj], timeout=seconds)
+            sides.append(rows[0])
+        except IsolationError as error:
+            sides.append(failed_row(obj, side, error.message))
+    row, before = sides
+    for operation in OPERATIONS:
+        row[f"{operation}_before"] = before[operation]
     return row
 
 
@@ -304,13 +337,16 @@ def evaluate_packed_stream(
             return failed_row(
                 obj, job, f"the run's time budget of {budget_seconds:g}s per chunk ran out"
             )
+        alone = job.for_objects([obj])
         try:
-            rows: list[Row] = pool.call(
-                evaluate_batch, job.for_objects([obj]), [obj], timeout=object_seconds
-            )
+            rows: list[Row] = pool.call(evaluate_batch, alone, [obj], timeout=object_seconds)
             return rows[0]
         except IsolationError as error:
-            return failed_row(obj, job, error.message)
+            if job.baseline is None or job.baseline_is_revision():
+                return failed_row(obj, job, error.message)
+        # With a baseline, which side ran away decides whether the revision is what changed: each
+        # is evaluated on its own, under the same deadline.
+        return _sides_apart(pool, alone, obj, object_seconds)
 
     try:
         for packed in batches:

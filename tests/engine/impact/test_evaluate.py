@@ -155,6 +155,24 @@ def test_objects_that_make_a_policy_run_away_become_errors_and_the_others_get_th
     assert rows[1]["CREATE"]["allowed"] is False  # fail closed: nothing shows it was admitted
 
 
+def test_an_object_only_the_revision_runs_away_on_is_a_new_denial_and_one_both_do_is_not(pool):
+    from policyeditor.engine.impact import denied_newly
+
+    objects = [deployment("slow-1", 2), deployment("ok", 2)]
+    # The baseline allows what the revision runs away on: the revision is what changed.
+    job = Job([looping_policy(5)], "1.34", [replica_limit(5)])
+    rows = list(evaluate_stream(job, objects, pool=pool, batch=2, object_seconds=0.5))
+    slow, ok = rows
+    assert slow["CREATE"]["result"] == "error" and "time limit" in slow["CREATE"]["message"]
+    assert slow["CREATE_before"]["result"] == "allow" and denied_newly(slow)
+    assert ok["CREATE"]["result"] == ok["CREATE_before"]["result"] == "allow"
+    # Both run away: the same stopped evaluation before and after, no new denial.
+    both = Job([looping_policy(5)], "1.34", [looping_policy(6)])
+    (slow,) = evaluate_stream(both, objects[:1], pool=pool, object_seconds=0.5)
+    assert slow["CREATE"]["result"] == slow["CREATE_before"]["result"] == "error"
+    assert not denied_newly(slow)
+
+
 def test_past_the_budget_every_remaining_object_is_an_error(pool):
     objects = [deployment("slow-1", 2), deployment("ok", 2), deployment("ok-2", 2)]
     rows = list(
