@@ -1,4 +1,4 @@
-"""`--crd FILE` (repeatable) for `policyeditor validate|eval|test|cel`: CRDs in force for the command."""
+"""`--crd FILE` (repeatable) for `policyeditor validate|eval|test|cel|impact`: CRDs in force."""
 
 from __future__ import annotations
 

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FAILED = 0, 1
 COPY_CHUNK = 1 << 20
+# Names of standard input: two options reading it would leave one of them nothing.
+STDIN_NAMES = {"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}
 LISTED = 10_000  # changed objects listed in a report; the counts always cover every object
 
 
@@ -146,9 +148,11 @@ def _namespaces_file(path: str) -> dict[str, dict[str, Any]]:
         for obj, _ in _weighed(path):
             found.update(impact.namespaces_of([obj]))
     except InputError as error:
-        # The reader's messages speak of "the dump".
+        # The reader's messages speak of "the dump"; one that names the path already says it.
         message = str(error).replace("the dump", "the file")
-        raise InputError(f"--namespaces {path}: {message}") from None
+        raise InputError(
+            message if message.startswith(f"{path}:") else f"--namespaces {path}: {message}"
+        ) from None
     return found
 
 
@@ -183,7 +187,7 @@ def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         baseline is not None and refuse_invalid(baseline, version, err, what="--baseline")
     ):
         return EXIT_FAILED
-    if args.dump == "-" and args.namespaces == "-":
+    if {args.dump, args.namespaces} <= STDIN_NAMES:
         raise InputError("--dump and --namespaces cannot both read standard input")
     extra = _namespaces_file(args.namespaces) if args.namespaces else {}
     with _rereadable(args.dump) as dump:

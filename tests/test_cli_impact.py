@@ -279,6 +279,20 @@ def test_an_unreadable_namespaces_file_is_named_in_the_error(tmp_path):
     )
 
 
+def test_a_missing_namespaces_file_is_named_once(tmp_path):
+    new, _, dump = files(tmp_path, [deployment("d", 1)])
+    missing = tmp_path / "ns.yaml"
+    code, _, err = run("impact", new, "--dump", dump, "--namespaces", str(missing))
+    assert code == 2
+    assert err.count(str(missing)) == 1 and "No such file" in err
+
+
+def test_the_dump_and_the_namespaces_cannot_both_be_standard_input(tmp_path):
+    new, _, _ = files(tmp_path, [deployment("d", 1)])
+    code, _, err = run("impact", new, "--dump", "/dev/stdin", "--namespaces", "-")
+    assert code == 2 and "cannot both read standard input" in err
+
+
 def test_crds_type_and_default_the_custom_resources_of_the_dump(tmp_path):
     rules = [
         {

@@ -203,7 +203,7 @@ class ImpactRunRowsView(ApiView):
             number,
             result=result,
             operation=operation,
-            only_changed=params.get("changed", "").lower() in ("1", "true"),
+            only_changed=flag(params.get("changed", "false"), "changed"),
             text=params.get("q", ""),
             namespace=params.get("namespace", ""),
             kind=params.get("kind", ""),

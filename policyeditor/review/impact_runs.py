@@ -98,10 +98,10 @@ def start_run(
         baseline = None
     run = ImpactRun(draft=draft, revision=revision, created_by=user, defaulting=defaulting)
     run.baseline = baseline
-    run.dump.save("dump", _as_file(dump, "dump"), save=False)
-    if namespaces:
-        run.namespaces_dump.save("namespaces", _as_file(namespaces, "namespaces"), save=False)
     try:
+        run.dump.save("dump", _as_file(dump, "dump"), save=False)
+        if namespaces:
+            run.namespaces_dump.save("namespaces", _as_file(namespaces, "namespaces"), save=False)
         with transaction.atomic():
             # Checked again where it cannot race: a CI job starting several runs at once with
             # one token would otherwise get them all past the check above. The user's row lock
@@ -122,7 +122,8 @@ def start_run(
             impact_tasks.watch_later(run.pk)
     except BaseException:
         # No run holds the files just stored: they go, or they would stay for ever.
-        run.dump.delete(save=False)
+        if run.dump:
+            run.dump.delete(save=False)
         if run.namespaces_dump:
             run.namespaces_dump.delete(save=False)
         raise
@@ -137,8 +138,12 @@ def cancel_run(user: Any, run: ImpactRun) -> ImpactRun:
         cancelled = ImpactRun.objects.filter(pk=run.pk, state__in=ACTIVE).update(
             state=ImpactRun.State.CANCELLED, finished=timezone.now()
         )
-        run.refresh_from_db()
         if cancelled:  # a run that had already stopped was not cancelled by this call
+            # Its rows are final now (a chunk storing later finds the run stopped): their counts
+            # are taken once, not at every view of the partial table.
+            ImpactRun.objects.filter(pk=run.pk).update(summary=summarize(run))
+        run.refresh_from_db()
+        if cancelled:
             audit.record(
                 Action.IMPACT_CANCELLED,
                 actor=user,

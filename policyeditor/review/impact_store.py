@@ -17,6 +17,7 @@ from typing import Any
 
 from django.db import connection
 
+from policyeditor.editor import try_store
 from policyeditor.engine import impact
 from policyeditor.engine.impact.evaluate import MARSHAL_FORMAT
 from policyeditor.engine.manifests.loading import dump_documents
@@ -85,8 +86,8 @@ def chunk_objects(run_id: int, index: int) -> list[dict[str, Any]]:
     return [obj for batch in read_chunk(run_id, index).batches for obj in impact.unpack(batch)]
 
 
-def _chunk_at(run_id: int, position: int) -> tuple[ChunkFile, int]:
-    """The chunk file holding this place of the run's dump, and the place within it."""
+def _chunk_at(run_id: int, position: int) -> tuple[ChunkFile, dict[str, Any]]:
+    """The chunk file holding this place of the run's dump, and the object there."""
     chunk = (
         ImpactChunk.objects.filter(run_id=run_id, start__lte=position)
         .order_by("-start")
@@ -95,28 +96,31 @@ def _chunk_at(run_id: int, position: int) -> tuple[ChunkFile, int]:
     )
     if chunk is None or position >= chunk[1] + chunk[2]:
         raise LookupError(position)
-    return read_chunk(run_id, chunk[0]), position - chunk[1]
+    data = read_chunk(run_id, chunk[0])
+    objects = [obj for batch in data.batches for obj in impact.unpack(batch)]
+    return data, objects[position - chunk[1]]
 
 
 def object_at(run_id: int, position: int) -> dict[str, Any]:
     """The object at this place of the run's dump; LookupError when the run holds none there."""
-    data, offset = _chunk_at(run_id, position)
-    return [obj for batch in data.batches for obj in impact.unpack(batch)][offset]
+    return _chunk_at(run_id, position)[1]
 
 
 def try_inputs(run: ImpactRun, position: int, operation: str = "CREATE") -> dict[str, str]:
     """The editor's Try-it inputs that evaluate one row's object as the run did.
 
     The run's Namespace object for the object's namespace (none: the bare namespace the run
-    stood in too), its defaulting setting, and on UPDATE the object as its own oldObject.
+    stood in too), its defaulting setting, on UPDATE the object as its own oldObject, and every
+    other input as the run had it: no params of its own, user, groups, subresource or dryRun
+    (inputs kept from earlier tries would change the outcome).
     """
-    data, offset = _chunk_at(run.pk, position)
-    obj = [obj for batch in data.batches for obj in impact.unpack(batch)][offset]
+    data, obj = _chunk_at(run.pk, position)
     name = impact.namespace_of(obj)
     # The dump's final Namespace objects once it was read; the chunk's own while it is read.
     namespace = ((run.namespaces or {}).get(name) or data.namespaces.get(name)) if name else None
     text = dump_documents([obj])
     return {
+        **{field: "" for field in (*try_store.TEXT_FIELDS, *try_store.CHECK_FIELDS)},
         "try_object": text,
         "try_old_object": text if operation == "UPDATE" else "",
         "try_operation": operation,

@@ -105,9 +105,13 @@ ACTIVE = (ImpactRun.State.QUEUED, *LIVE)
 
 
 def _fail(run_id: int, message: str) -> None:
-    ImpactRun.objects.filter(pk=run_id).exclude(state=ImpactRun.State.CANCELLED).update(
-        state=ImpactRun.State.FAILED, error=message, finished=timezone.now()
+    failed = (
+        ImpactRun.objects.filter(pk=run_id)
+        .exclude(state=ImpactRun.State.CANCELLED)
+        .update(state=ImpactRun.State.FAILED, error=message, finished=timezone.now())
     )
+    if not failed:
+        return  # cancelled meanwhile: it keeps the rows it shows as partial
     # Chunks queued while the dump was read stop at their claim; what they stored goes.
     ImpactResult.objects.filter(run_id=run_id).delete()
     shutil.rmtree(chunk_dir(run_id), ignore_errors=True)
@@ -393,6 +397,10 @@ def _store(run_id: int, chunk: ImpactChunk, values: list[Any], stale: list[str])
         # transaction locks it first): the state read here cannot change before this commits.
         run = ImpactRun.objects.select_for_update().filter(pk=run_id)
         state, namespaces = run.values_list("state", "namespaces").get()
+        if state not in LIVE:
+            # Cancelled or failed while this chunk evaluated: a cancelled run's rows and summary
+            # are final once it is cancelled, a failed run keeps none.
+            return
         done = ImpactChunk.objects.filter(pk=chunk.pk).exclude(state=ImpactChunk.State.DONE)
         if not done.update(state=ImpactChunk.State.DONE):
             # Another attempt (this one's lease ran out meanwhile) stored the chunk first: its
@@ -443,12 +451,20 @@ def watch_later(run_id: int) -> None:
 def requeue_stale(run_id: int) -> int:
     """Queue a new task for each chunk of a live run whose lease ran out (its worker died).
 
-    A run whose reader died while reading the dump is read again by a new task.
+    A run whose reader died while reading the dump (or, queued for longer than a lease, before
+    claiming it) is read again by a new task; a run whose chunks are all stored is finished.
     """
     now = timezone.now()
     count = 0
+    # A worker that died between storing the last chunk and finishing the run left it running.
+    _finish_if_done(run_id)
+    expired = now - timedelta(seconds=lease_seconds())
     if ImpactRun.objects.filter(
-        pk=run_id, state=ImpactRun.State.READING, read_lease__lt=now
+        Q(state=ImpactRun.State.READING, read_lease__lt=now)
+        # Queued for longer than a lease: its reader may have died before claiming it. Another
+        # reader task is harmless (the claim lets one through) if it was only waiting its turn.
+        | Q(state=ImpactRun.State.QUEUED, created__lt=expired),
+        pk=run_id,
     ).exists():
         prepare_run.enqueue(run_id)
         count += 1

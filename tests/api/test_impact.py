@@ -59,6 +59,8 @@ def test_a_run_is_started_polled_filtered_and_reported(api, draft):
         and [r["name"] for r in page["results"]] == ["d5", "d7"]
     )
     assert api.get(f"/api/v1/impact-runs/{run['id']}/rows", result="nope").status_code == 400
+    # As ?defaulting=: a flag that is neither true nor false is a mistake, not false.
+    assert api.get(f"/api/v1/impact-runs/{run['id']}/rows", changed="yes").status_code == 400
     report = api.get(f"/api/v1/impact-runs/{run['id']}/report")
     lines = b"".join(report.streaming_content).decode().splitlines()
     assert json.loads(lines[0])["state"] == "done" and len(lines) == 9

@@ -745,6 +745,24 @@ def test_a_paste_over_3_mib_gives_the_form_back_saying_the_limit_and_to_upload_a
     assert not response.has_header("Connection")
 
 
+def test_an_upload_the_browser_stopped_sending_is_a_400_and_stores_nothing(draft, alice, client):
+    from django.http import UnreadablePostError
+    from django.http.multipartparser import MultiPartParser
+
+    client.force_login(alice)
+
+    def interrupted(*args, **kwargs):
+        raise UnreadablePostError("connection reset")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(MultiPartParser, "parse", interrupted)
+        response = client.post(
+            reverse("review:impact_new", args=[draft.pk, 1]),
+            {"dump": kubectl_list([deployment("a", 1)])},
+        )
+    assert response.status_code == 400 and not ImpactRun.objects.exists()
+
+
 def test_a_forged_post_still_needs_the_csrf_token(draft, alice):
     from django.test import Client
 

@@ -106,3 +106,16 @@ def test_a_run_on_an_earlier_revision_says_try_it_evaluates_the_draft_as_it_is_n
     assert "Try it evaluates the draft as it is now (r2); this run evaluated r1." in (
         opened.content.decode()
     )
+
+
+def test_inputs_kept_from_earlier_tries_do_not_change_the_rows_outcome(alice, alice_client):
+    from policyeditor.editor import try_store
+
+    run = run_of(alice, [TEST_A, deployment("web", "test-a", 7)])
+    # An earlier try on the draft: a subresource (the policy's rules match none) and a user.
+    kept = {"try_sub_resource": "status", "try_username": "bob", "try_dry_run": "on"}
+    try_store.remember(run.draft, alice, kept)
+    values, answer = try_it(alice_client, run, 1)
+    assert values["try_sub_resource"] == "" and values["try_username"] == ""
+    assert "try_dry_run" not in values
+    assert "denied" in answer and "must be at most 5" in answer

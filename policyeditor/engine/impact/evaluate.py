@@ -208,7 +208,11 @@ def _evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
 
 
 def failed_row(obj: dict[str, Any], job: Job, message: str) -> Row:
-    """The row of an object whose evaluation was stopped: a not-allowed error for every operation."""
+    """The row of an object whose evaluation was stopped: a not-allowed error for every operation.
+
+    Not allowed whatever the failurePolicy: the policies the stopped one kept from running may
+    have denied the request (failurePolicy Ignore admits an error, never a denial).
+    """
     row: Row = identity(obj)
     for operation in OPERATIONS:
         row[operation] = outcome("error", allowed=False, message=message)
@@ -331,12 +335,13 @@ def evaluate_packed_stream(
                 pass  # some object ran away: find which, one by one
         return [single(obj) for obj in unpack(item.packed)]
 
+    def out_of_time() -> str:
+        return f"the run's time budget of {budget_seconds:g}s per chunk ran out"
+
     def single(obj: dict[str, Any]) -> Row:
         assert pool is not None
         if over_budget():
-            return failed_row(
-                obj, job, f"the run's time budget of {budget_seconds:g}s per chunk ran out"
-            )
+            return failed_row(obj, job, out_of_time())
         alone = job.for_objects([obj])
         try:
             rows: list[Row] = pool.call(evaluate_batch, alone, [obj], timeout=object_seconds)
@@ -344,6 +349,8 @@ def evaluate_packed_stream(
         except IsolationError as error:
             if job.baseline is None or job.baseline_is_revision():
                 return failed_row(obj, job, error.message)
+            if over_budget():
+                return failed_row(obj, job, out_of_time())
         # With a baseline, which side ran away decides whether the revision is what changed: each
         # is evaluated on its own, under the same deadline.
         return _sides_apart(pool, alone, obj, object_seconds)

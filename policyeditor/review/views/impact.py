@@ -6,7 +6,12 @@ from urllib.parse import quote
 
 from django.contrib import messages
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import (
+    HttpResponse,
+    HttpResponseBadRequest,
+    StreamingHttpResponse,
+    UnreadablePostError,
+)
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
@@ -37,23 +42,26 @@ MAX_BODY = impact.MAX_DUMP_BYTES + 16 * 1024 * 1024
 @csrf_exempt  # checked by csrf_protect on _impact_new, once the body is parsed here
 def impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     """The form to upload or paste a dump of objects (and namespaces) for revision `number`."""
+    # Before the body is read (a GiB, for an upload): someone who may not see the draft gets its
+    # 404 and a viewer the 403, both without a side effect, so no CSRF check is needed for them.
+    draft, revision = draft_and_revision(request.user, pk, number)
+    if request.method == "POST" and not can_start_impact(request.user, draft):
+        return forbidden(request, impact_runs.START_REFUSED)
     # The CSRF middleware would parse the body first, and a paste past the limit of text fields
     # (uploads have their own, larger one) would end there as a bare 400. Parsed here, it gets
     # the form back with the reason (Django's documented pattern for upload handlers).
     try:
         request.POST  # noqa: B018 - read for its side effect: parsing the body
     except RequestDataTooBig:
-        return _paste_too_large(request, pk, number)
-    return _impact_new(request, pk, number)
+        return _paste_too_large(request, draft, revision)
+    except UnreadablePostError:
+        # The browser stopped sending (a closed tab, a dropped connection): nobody reads this.
+        return HttpResponseBadRequest("The upload was interrupted; nothing was stored.")
+    return _impact_new(request, draft, revision)
 
 
 @csrf_protect
-def _impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
-    draft, revision = draft_and_revision(request.user, pk, number)
-    can_start = can_start_impact(request.user, draft)
-    if request.method == "POST" and not can_start:
-        # Refused before the form is read: a viewer's POST stores nothing and learns nothing.
-        return forbidden(request, impact_runs.START_REFUSED)
+def _impact_new(request: HtmxHttpRequest, draft: Draft, revision: Revision) -> HttpResponse:
     # On a refusal the form comes back with what was pasted and ticked (a browser cannot refill
     # a file input: the message says to choose the file again).
     form = ImpactRunForm(request.POST or None, request.FILES or None)
@@ -76,12 +84,9 @@ def _impact_new(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
     return _render_new(request, draft, revision, form)
 
 
-def _paste_too_large(request: HtmxHttpRequest, pk: int, number: int) -> HttpResponse:
+def _paste_too_large(request: HtmxHttpRequest, draft: Draft, revision: Revision) -> HttpResponse:
     """The form again, empty, saying how much may be pasted (nothing of the body was read)."""
     # No CSRF check: nothing was read, nothing is stored; the answer is the page a GET gets.
-    draft, revision = draft_and_revision(request.user, pk, number)
-    if not can_start_impact(request.user, draft):
-        return forbidden(request, impact_runs.START_REFUSED)
     form = ImpactRunForm({}, paste_too_large=True)
     form.is_valid()
     # No "Connection: close" for the unread rest of the body: see core/middleware.too_large_response.
