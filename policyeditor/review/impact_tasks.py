@@ -22,7 +22,6 @@ import functools
 import gc
 import logging
 import shutil
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -37,6 +36,13 @@ from policyeditor.editor.crds import draft_crds
 from policyeditor.engine import impact
 from policyeditor.engine.isolation import isolation_enabled, shared_pool
 from policyeditor.review.impact_queries import summarize
+from policyeditor.review.impact_reader import (
+    BATCH,
+    BadNamespaces,
+    Reader,
+    SplitOtherwise,
+    Stopped,
+)
 from policyeditor.review.impact_store import (
     ChunkFile,
     chunk_dir,
@@ -45,7 +51,6 @@ from policyeditor.review.impact_store import (
     object_at,
     read_chunk,
     result_values,
-    write_chunk,
 )
 from policyeditor.review.models import ImpactChunk, ImpactResult, ImpactRun
 
@@ -62,18 +67,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-# Objects per chunk task: well under a second of work for a simple policy, so progress moves and
-# leases stay short, while a chunk's fixed costs (claiming it, loading the revision, the task
-# queue's own rows) stay a small share of it.
-CHUNK = 2000
-# Objects per call to an isolated worker: the call's pickling and the run's cancel check are paid
-# per batch. A batch that misses its deadline (object deadline + 0.05 s per object) is replayed
-# object by object, so bigger batches only make a runaway object a little slower to single out.
-BATCH = 500
-# A batch also ends past this many characters of dump text (see impact.pack_batches).
-BATCH_WEIGHT = impact.BATCH_WEIGHT
-# A chunk file also ends past this many bytes of packed objects (see _Reader.read).
-CHUNK_BYTES = 64 * 1024 * 1024
 MAX_ATTEMPTS = 3  # a chunk whose worker died this often is recorded as errors
 
 
@@ -117,123 +110,6 @@ def _fail(run_id: int, message: str) -> None:
     shutil.rmtree(chunk_dir(run_id), ignore_errors=True)
 
 
-class _Stopped(Exception):
-    """The run stopped being this reader's while it read."""
-
-
-class _BadNamespaces(Exception):
-    """The namespaces file cannot be read (the message says why)."""
-
-
-class _SplitOtherwise(Exception):
-    """A reader that died had cut the dump into other chunks than this one does."""
-
-
-class _Reader:
-    """Streams the dump once into chunk files, queueing each chunk's task as soon as it is written."""
-
-    def __init__(self, run: ImpactRun) -> None:
-        self.run = run
-        self.namespaces: dict[str, dict[str, Any]] = {}
-        self.used: set[str] = set()
-        self.stale: dict[int, set[str]] = {}  # per chunk index: namespaces unknown when written
-        # Chunks a reader that died already wrote and queued: index -> (start, count).
-        self.existing = {
-            index: (start, count)
-            for index, start, count in ImpactChunk.objects.filter(run=run).values_list(
-                "index", "start", "count"
-            )
-        }
-        self.total = 0  # objects read
-        self.chunked = 0  # objects in chunk files (the reader holds some back, see read)
-
-    def read(self) -> None:
-        if self.run.namespaces_dump:
-            self._read_namespaces()
-        held: list[impact.Packed] = []  # batches read and not yet in a chunk file
-        with self.run.dump.open("rb") as handle:
-            for packed in impact.pack_batches(
-                self._objects(handle), min(BATCH, CHUNK), BATCH_WEIGHT
-            ):
-                if not self.stale:
-                    # The first batch is a chunk of its own at once: the other workers start on
-                    # it while this one reads on (it would otherwise wait for two chunks' worth).
-                    self._flush([packed])
-                    continue
-                held.append(packed)
-                # One to two chunks' worth of objects stay held back (less when they are large):
-                # once the dump ends, what is held becomes chunks of a batch each, so the run's
-                # last tasks are short and end close together instead of one worker evaluating a
-                # whole last chunk alone.
-                while _objects_in(held) >= 2 * CHUNK or _bytes_in(held) >= CHUNK_BYTES:
-                    cut = _chunk_end(held)
-                    self._flush(held[:cut])
-                    held = held[cut:]
-        for packed in held:
-            self._flush([packed])
-
-    def _read_namespaces(self) -> None:
-        """The namespaces file's Namespace objects; its failures are named as its own."""
-        try:
-            with self.run.namespaces_dump.open("rb") as handle:
-                for obj in impact.iter_objects(impact.open_dump(handle)):
-                    self.namespaces.update(impact.namespaces_of([obj]))
-        except impact.DumpError as error:
-            raise _BadNamespaces(str(error)) from error
-        except Exception as error:  # still the namespaces file's fault, not the dump's
-            logger.exception("impact run %s: reading the namespaces file failed", self.run.pk)
-            raise _BadNamespaces(f"{type(error).__name__}: {error}") from error
-
-    def _objects(self, handle: Any) -> Iterator[tuple[dict[str, Any], int]]:
-        """The dump's objects with their weights, counted, their Namespace objects noted."""
-        for obj, weight in impact.iter_weighed(impact.open_dump(handle)):
-            if obj.get("kind") == "Namespace":
-                self.namespaces.update(impact.namespaces_of([obj]))
-            self.total += 1
-            yield obj, weight
-
-    def _flush(self, batches: list[impact.Packed]) -> None:
-        index = len(self.stale)
-        count = _objects_in(batches)
-        start, self.chunked = self.chunked, self.chunked + count
-        names = {name for packed in batches for name in packed[0]}
-        self.used |= names
-        known = {name: self.namespaces[name] for name in sorted(names) if name in self.namespaces}
-        self.stale[index] = names - known.keys()
-        if index in self.existing:  # read again after the first reader died: already queued
-            if self.existing[index] != (start, count):
-                raise _SplitOtherwise  # that reader ran another version (an upgrade in between)
-            return
-        write_chunk(self.run.pk, index, ChunkFile(batches, known, sorted(self.stale[index])))
-        lease = timezone.now() + timedelta(seconds=lease_seconds())
-        with transaction.atomic():
-            chunk = ImpactChunk.objects.create(run=self.run, index=index, start=start, count=count)
-            if not ImpactRun.objects.filter(pk=self.run.pk, state=ImpactRun.State.READING).update(
-                read_lease=lease, total=self.total
-            ):
-                raise _Stopped  # cancelled (or taken by another reader): stop reading
-            run_chunk.enqueue(chunk.pk)
-
-
-def _objects_in(batches: list[impact.Packed]) -> int:
-    return sum(batch[1] for batch in batches)
-
-
-def _bytes_in(batches: list[impact.Packed]) -> int:
-    return sum(len(batch[2]) for batch in batches)
-
-
-def _chunk_end(batches: list[impact.Packed]) -> int:
-    """How many of the batches make the next chunk: CHUNK objects, or fewer when they are large.
-
-    A chunk file is read whole, so a few big objects end a chunk early (CHUNK_BYTES).
-    """
-    for end in range(1, len(batches) + 1):
-        if _objects_in(batches[:end]) >= CHUNK or _bytes_in(batches[:end]) >= CHUNK_BYTES:
-            return end
-    return len(batches)
-
-
 @task()
 def prepare_run(run_id: int) -> None:
     """Read the run's dump into chunk files, queueing one task per chunk as it goes."""
@@ -249,12 +125,12 @@ def prepare_run(run_id: int) -> None:
     )
     if not claimed:
         return
-    reader = _Reader(ImpactRun.objects.get(pk=run_id))
+    reader = Reader(ImpactRun.objects.get(pk=run_id), run_chunk.enqueue, lease_seconds())
     try:
         reader.read()
-    except _Stopped:
+    except Stopped:
         return
-    except _SplitOtherwise:
+    except SplitOtherwise:
         # Its chunks and this reader's would overlap: rows counted twice, namespaces checked
         # against the wrong chunk. Nothing of the run can be trusted; it starts again clean.
         _fail(
@@ -263,7 +139,7 @@ def prepare_run(run_id: int) -> None:
             "policyeditor) cuts the dump into other chunks. Start the run again.",
         )
         return
-    except _BadNamespaces as error:
+    except BadNamespaces as error:
         _fail(run_id, f"Cannot read the namespaces file: {error}")
         return
     except impact.DumpError as error:

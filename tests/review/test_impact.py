@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from policyeditor.engine import impact
 from policyeditor.engine.manifests.loading import dump_documents
-from policyeditor.review import impact_runs, impact_tasks, workflow
+from policyeditor.review import impact_reader, impact_runs, impact_tasks, workflow
 from policyeditor.review.impact_store import insert_results
 from policyeditor.review.models import ImpactChunk, ImpactResult, ImpactRun
 from policyeditor.review.workflow import NotAllowed, WorkflowError
@@ -50,7 +50,7 @@ def test_a_run_is_queued_then_a_worker_reads_chunks_evaluates_and_compares_with_
     workflow.request_review(alice, draft)
     workflow.approve(bob, draft, revision_number=1)
     edit(draft, alice, 3)
-    monkeypatch.setattr(impact_tasks, "CHUNK", 10)
+    monkeypatch.setattr(impact_reader, "CHUNK", 10)
     dump = kubectl_list([deployment(f"d{i}", i % 7) for i in range(25)])
     run = impact_runs.start_run(alice, draft, workflow.latest_revision(draft), dump)
     assert run.state == "queued" and run.baseline.number == 1
@@ -353,7 +353,7 @@ def test_a_gzipped_upload_is_stored_once_as_given(draft, alice):
 def run_with_a_dead_worker(draft, alice, monkeypatch) -> tuple[ImpactRun, ImpactChunk]:
     """A run of 5 objects in chunks of 2 whose second chunk a worker claimed, then died holding;
     the other chunks are done."""
-    monkeypatch.setattr(impact_tasks, "CHUNK", 2)
+    monkeypatch.setattr(impact_reader, "CHUNK", 2)
     run = impact_runs.start_run(
         alice,
         draft,
@@ -805,7 +805,7 @@ def test_a_dump_both_pasted_and_uploaded_is_refused_keeping_what_was_pasted_and_
 def test_a_cancelled_run_shows_the_rows_it_stored_marked_as_partial_with_its_report(
     client, draft, alice, monkeypatch
 ):
-    monkeypatch.setattr(impact_tasks, "CHUNK", 2)
+    monkeypatch.setattr(impact_reader, "CHUNK", 2)
     run = impact_runs.start_run(
         alice,
         draft,

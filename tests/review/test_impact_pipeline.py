@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from policyeditor.editor.services import save_draft
 from policyeditor.engine.manifests.loading import dump_documents
-from policyeditor.review import impact_runs, impact_tasks, workflow
+from policyeditor.review import impact_reader, impact_runs, impact_tasks, workflow
 from policyeditor.review.models import ImpactChunk, ImpactRun
 from tests.builders import replica_limit as policy
 from tests.engine.impact.helpers import deployment
@@ -56,10 +56,10 @@ def start_deployments(user, draft, count: int) -> ImpactRun:
 def test_a_chunk_runs_while_the_dump_is_read_and_is_evaluated_again_when_its_namespace_comes_later(
     prod_only, alice, monkeypatch, client
 ):
-    monkeypatch.setattr(impact_tasks, "CHUNK", 4)
+    monkeypatch.setattr(impact_reader, "CHUNK", 4)
     client.force_login(alice)
     seen, pages = [], []
-    flush = impact_tasks._Reader._flush
+    flush = impact_reader.Reader._flush
 
     def flush_then_evaluate(reader, batches):
         flush(reader, batches)
@@ -72,7 +72,7 @@ def test_a_chunk_runs_while_the_dump_is_read_and_is_evaluated_again_when_its_nam
             )
             pages.append(client.get(run.get_absolute_url()).content.decode())
 
-    monkeypatch.setattr(impact_tasks._Reader, "_flush", flush_then_evaluate)
+    monkeypatch.setattr(impact_reader.Reader, "_flush", flush_then_evaluate)
     run = impact_runs.start_run(
         alice, prod_only, workflow.latest_revision(prod_only), dump_with_namespace_last(10)
     )
@@ -91,7 +91,7 @@ def test_a_chunk_runs_while_the_dump_is_read_and_is_evaluated_again_when_its_nam
 def test_a_chunk_that_finishes_after_the_reader_met_its_namespace_is_evaluated_again(
     prod_only, alice, monkeypatch
 ):
-    monkeypatch.setattr(impact_tasks, "CHUNK", 4)
+    monkeypatch.setattr(impact_reader, "CHUNK", 4)
     run = impact_runs.start_run(
         alice, prod_only, workflow.latest_revision(prod_only), dump_with_namespace_last(10)
     )
@@ -107,7 +107,7 @@ def test_a_chunk_that_finishes_after_the_reader_met_its_namespace_is_evaluated_a
     run.refresh_from_db()
     assert first.state == "pending" and run.position == 0  # queued again, not counted
     monkeypatch.undo()
-    monkeypatch.setattr(impact_tasks, "CHUNK", 4)
+    monkeypatch.setattr(impact_reader, "CHUNK", 4)
     work()
     run.refresh_from_db()
     assert run.state == "done" and run.position == 11
@@ -115,14 +115,14 @@ def test_a_chunk_that_finishes_after_the_reader_met_its_namespace_is_evaluated_a
 
 
 def test_a_cancelled_run_stops_reading_the_dump(draft, alice, monkeypatch):
-    monkeypatch.setattr(impact_tasks, "CHUNK", 2)
-    flush = impact_tasks._Reader._flush
+    monkeypatch.setattr(impact_reader, "CHUNK", 2)
+    flush = impact_reader.Reader._flush
 
     def flush_then_cancel(reader, batches):
         flush(reader, batches)
         impact_runs.cancel_run(alice, reader.run)
 
-    monkeypatch.setattr(impact_tasks._Reader, "_flush", flush_then_cancel)
+    monkeypatch.setattr(impact_reader.Reader, "_flush", flush_then_cancel)
     run = start_deployments(alice, draft, 10)
     work()
     run.refresh_from_db()
@@ -132,7 +132,7 @@ def test_a_cancelled_run_stops_reading_the_dump(draft, alice, monkeypatch):
 
 
 def test_try_it_finds_an_object_by_its_place_in_the_dump(draft, alice, monkeypatch):
-    monkeypatch.setattr(impact_tasks, "CHUNK", 3)
+    monkeypatch.setattr(impact_reader, "CHUNK", 3)
     run = start_deployments(alice, draft, 7)
     work()
     assert [impact_tasks.object_at(run.pk, i)["metadata"]["name"] for i in range(7)] == [
@@ -154,8 +154,8 @@ def test_a_chunk_file_that_cannot_be_read_fails_the_run_with_the_reason(draft, a
 
 
 def test_large_objects_end_a_chunk_early_so_a_chunk_file_stays_small(draft, alice, monkeypatch):
-    monkeypatch.setattr(impact_tasks, "BATCH_WEIGHT", 1_000)
-    monkeypatch.setattr(impact_tasks, "CHUNK_BYTES", 2_000)
+    monkeypatch.setattr(impact_reader, "BATCH_WEIGHT", 1_000)
+    monkeypatch.setattr(impact_reader, "CHUNK_BYTES", 2_000)
     items = [deployment(f"d{i}", 1) for i in range(6)]
     items[1]["metadata"]["annotations"] = {"big": "x" * 3_000}
     dump = dump_documents([{"apiVersion": "v1", "kind": "List", "items": items}])
@@ -174,8 +174,8 @@ def test_large_objects_end_a_chunk_early_so_a_chunk_file_stays_small(draft, alic
 def test_the_dumps_last_objects_are_chunks_of_a_batch_each_so_the_runs_last_tasks_are_short(
     draft, alice, monkeypatch
 ):
-    monkeypatch.setattr(impact_tasks, "CHUNK", 400)
-    monkeypatch.setattr(impact_tasks, "BATCH", 50)
+    monkeypatch.setattr(impact_reader, "CHUNK", 400)
+    monkeypatch.setattr(impact_reader, "BATCH", 50)
     run = start_deployments(alice, draft, 2000)
     impact_tasks.prepare_run.call(run.pk)
     chunks = ImpactChunk.objects.filter(run=run).order_by("index")
@@ -191,7 +191,7 @@ def test_the_dumps_last_objects_are_chunks_of_a_batch_each_so_the_runs_last_task
     assert list(run.results.values_list("position", flat=True)) == list(range(2000))
 
 
-_FLUSH = impact_tasks._Reader._flush
+_FLUSH = impact_reader.Reader._flush
 
 
 class _WorkerDied(BaseException):
@@ -200,8 +200,8 @@ class _WorkerDied(BaseException):
 
 def _run_whose_reader_died(user, draft, monkeypatch) -> ImpactRun:
     """A run of 2,000 objects whose reader wrote 3 chunks of 400 (batches of 50), then died."""
-    monkeypatch.setattr(impact_tasks, "CHUNK", 400)
-    monkeypatch.setattr(impact_tasks, "BATCH", 50)
+    monkeypatch.setattr(impact_reader, "CHUNK", 400)
+    monkeypatch.setattr(impact_reader, "BATCH", 50)
     run = start_deployments(user, draft, 2000)
 
     def flush_then_die(reader, batches):
@@ -209,7 +209,7 @@ def _run_whose_reader_died(user, draft, monkeypatch) -> ImpactRun:
         if len(reader.stale) == 3:
             raise _WorkerDied
 
-    monkeypatch.setattr(impact_tasks._Reader, "_flush", flush_then_die)
+    monkeypatch.setattr(impact_reader.Reader, "_flush", flush_then_die)
     with pytest.raises(_WorkerDied):
         impact_tasks.prepare_run.call(run.pk)
     assert ImpactChunk.objects.filter(run=run).count() == 3
@@ -218,7 +218,7 @@ def _run_whose_reader_died(user, draft, monkeypatch) -> ImpactRun:
 
 def _take_over(run: ImpactRun, monkeypatch) -> ImpactRun:
     """The dead reader's lease runs out; a new reader reads the dump again, workers evaluate."""
-    monkeypatch.setattr(impact_tasks._Reader, "_flush", _FLUSH)
+    monkeypatch.setattr(impact_reader.Reader, "_flush", _FLUSH)
     ImpactRun.objects.filter(pk=run.pk).update(read_lease=timezone.now() - timedelta(seconds=1))
     assert impact_runs.requeue_stale(run) >= 1
     work()
@@ -238,7 +238,7 @@ def test_a_reader_that_cuts_the_dump_otherwise_than_the_dead_one_fails_the_run_c
     draft, alice, monkeypatch
 ):
     run = _run_whose_reader_died(alice, draft, monkeypatch)
-    monkeypatch.setattr(impact_tasks, "CHUNK", 300)  # a new version, with other chunks
+    monkeypatch.setattr(impact_reader, "CHUNK", 300)  # a new version, with other chunks
     run = _take_over(run, monkeypatch)
     assert run.state == "failed" and "cuts the dump into other chunks" in run.error
     assert not run.results.exists()

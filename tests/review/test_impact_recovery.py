@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from policyeditor.review import impact_runs, impact_tasks, workflow
+from policyeditor.review import impact_reader, impact_runs, impact_tasks, workflow
 from policyeditor.review.models import ImpactChunk, ImpactResult, ImpactRun
 from tests.engine.impact.helpers import deployment, kubectl_json
 from tests.review.impact_worker import work
@@ -63,7 +63,7 @@ def test_a_cancelled_run_keeps_its_rows_and_counts_when_its_reader_fails_afterwa
 
 
 def test_a_chunk_that_ends_after_its_run_was_cancelled_stores_nothing(draft, alice, monkeypatch):
-    monkeypatch.setattr(impact_tasks, "CHUNK", 2)
+    monkeypatch.setattr(impact_reader, "CHUNK", 2)
     run = start(draft, alice)
     impact_tasks.prepare_run.call(run.pk)  # read; the chunk tasks wait
     chunk = ImpactChunk.objects.filter(run=run).order_by("index").first()
