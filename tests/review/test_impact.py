@@ -426,8 +426,14 @@ def test_a_cancelled_run_stops_and_its_queued_chunks_do_nothing(draft, alice):
     assert run.state == "cancelled" and not ImpactResult.objects.filter(run=run).exists()
 
 
-def test_objects_a_policy_loops_on_are_errors_and_the_run_finishes(draft, alice, settings):
+def test_objects_a_policy_loops_on_are_errors_and_the_run_finishes(
+    draft, alice, settings, monkeypatch
+):
+    from policyeditor.core import engine_gate
     from policyeditor.editor.services import save_draft
+    from tests.engine.impact.helpers import RUNAWAY_DEADLINE
+
+    monkeypatch.setattr(engine_gate, "DEFAULT_TIMEOUT", RUNAWAY_DEADLINE)
 
     draft.refresh_from_db()
     save_draft(draft, [looping_policy(5)], expected_revision=draft.revision, author=alice)

@@ -17,7 +17,7 @@ from policyeditor.engine.impact import (
 )
 from policyeditor.engine.isolation import WorkerPool
 from tests.builders import replica_limit
-from tests.engine.impact.helpers import deployment, looping_policy
+from tests.engine.impact.helpers import RUNAWAY_DEADLINE, deployment, looping_policy
 
 
 def namespace(name: str, **labels: str) -> dict:
@@ -146,7 +146,11 @@ def test_objects_that_make_a_policy_run_away_become_errors_and_the_others_get_th
     ]
     rows = list(
         evaluate_stream(
-            Job([looping_policy(5)], "1.34"), objects, pool=pool, batch=4, object_seconds=0.5
+            Job([looping_policy(5)], "1.34"),
+            objects,
+            pool=pool,
+            batch=4,
+            object_seconds=RUNAWAY_DEADLINE,
         )
     )
     results = {r["name"]: r["CREATE"]["result"] for r in rows}
@@ -161,14 +165,14 @@ def test_an_object_only_the_revision_runs_away_on_is_a_new_denial_and_one_both_d
     objects = [deployment("slow-1", 2), deployment("ok", 2)]
     # The baseline allows what the revision runs away on: the revision is what changed.
     job = Job([looping_policy(5)], "1.34", [replica_limit(5)])
-    rows = list(evaluate_stream(job, objects, pool=pool, batch=2, object_seconds=0.5))
+    rows = list(evaluate_stream(job, objects, pool=pool, batch=2, object_seconds=RUNAWAY_DEADLINE))
     slow, ok = rows
     assert slow["CREATE"]["result"] == "error" and "time limit" in slow["CREATE"]["message"]
     assert slow["CREATE_before"]["result"] == "allow" and denied_newly(slow)
     assert ok["CREATE"]["result"] == ok["CREATE_before"]["result"] == "allow"
     # Both run away: the same stopped evaluation before and after, no new denial.
     both = Job([looping_policy(5)], "1.34", [looping_policy(6)])
-    (slow,) = evaluate_stream(both, objects[:1], pool=pool, object_seconds=0.5)
+    (slow,) = evaluate_stream(both, objects[:1], pool=pool, object_seconds=RUNAWAY_DEADLINE)
     assert slow["CREATE"]["result"] == slow["CREATE_before"]["result"] == "error"
     assert not denied_newly(slow)
 
@@ -181,7 +185,7 @@ def test_past_the_budget_every_remaining_object_is_an_error(pool):
             objects,
             pool=pool,
             batch=1,
-            object_seconds=0.5,
+            object_seconds=RUNAWAY_DEADLINE,
             budget_seconds=0.1,
         )
     )
