@@ -53,7 +53,7 @@ class Reader:
 
     def __init__(self, run: ImpactRun, queue: Callable[[int], object], lease: float) -> None:
         self.run = run
-        self.queue = queue  # queues a chunk's task, given the chunk's id
+        self.queue = queue  # queues a pending chunk's task, given the chunk's id
         self.lease = lease  # seconds the reader holds the run without writing another chunk
         self.namespaces: dict[str, dict[str, Any]] = {}
         self.used: set[str] = set()

@@ -29,7 +29,8 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
-from django_tasks import task
+from django_tasks import TaskResultStatus, task
+from django_tasks.exceptions import TaskResultDoesNotExist
 
 from policyeditor.core.engine_gate import deadline_for
 from policyeditor.editor.crds import draft_crds
@@ -125,7 +126,7 @@ def prepare_run(run_id: int) -> None:
     )
     if not claimed:
         return
-    reader = Reader(ImpactRun.objects.get(pk=run_id), run_chunk.enqueue, lease_seconds())
+    reader = Reader(ImpactRun.objects.get(pk=run_id), _queue_pending, lease_seconds())
     try:
         reader.read()
     except Stopped:
@@ -175,7 +176,32 @@ def _redo(run_id: int, chunk_id: int, count: int) -> None:
     """Queue a finished chunk again (inside the caller's transaction): it missed a namespace."""
     ImpactChunk.objects.filter(pk=chunk_id).update(state=ImpactChunk.State.PENDING, attempts=0)
     ImpactRun.objects.filter(pk=run_id).update(position=F("position") - count)
-    run_chunk.enqueue(chunk_id)
+    _queue_pending(chunk_id)
+
+
+def _queue_pending(chunk_id: int) -> None:
+    """Queue a task for a pending chunk, noting which, and when to look at it again unclaimed."""
+    task_id = run_chunk.enqueue(chunk_id).id
+    look_again = timezone.now() + timedelta(seconds=lease_seconds())
+    ImpactChunk.objects.filter(pk=chunk_id).update(task_id=task_id, lease_until=look_again)
+
+
+def _task_under_way(task_id: str) -> bool:
+    """Whether a chunk's task is still waiting in the queue, or was taken less than a lease ago."""
+    if not task_id:
+        return False
+    try:
+        result = run_chunk.get_result(task_id)
+    except TaskResultDoesNotExist:  # its row was pruned
+        return False
+    if result.status == TaskResultStatus.READY:
+        return True  # the queue is busy with other work: not lost
+    started = result.started_at
+    return (
+        result.status == TaskResultStatus.RUNNING
+        and started is not None
+        and timezone.now() - started < timedelta(seconds=lease_seconds())
+    )
 
 
 def _claim(chunk_id: int) -> bool:
@@ -325,7 +351,8 @@ def watch_later(run_id: int) -> None:
 
 
 def requeue_stale(run_id: int) -> int:
-    """Queue a new task for each chunk of a live run whose lease ran out (its worker died).
+    """Queue a new task for each chunk of a live run whose lease ran out (its worker died), or
+    whose task was lost (taken by a worker that died before claiming the chunk).
 
     A run whose reader died while reading the dump (or, queued for longer than a lease, before
     claiming it) is read again by a new task; a run whose chunks are all stored is finished.
@@ -351,6 +378,23 @@ def requeue_stale(run_id: int) -> int:
         lease_until__lt=now,
     ).values_list("pk", flat=True)
     for chunk_id in stale:
-        run_chunk.enqueue(chunk_id)
+        task_id = run_chunk.enqueue(chunk_id).id
+        ImpactChunk.objects.filter(pk=chunk_id).update(task_id=task_id)
         count += 1
+    # A chunk still pending a lease after its task was queued: the task may be waiting its turn
+    # (look again a lease later), or a worker took it and died before claiming the chunk, or it
+    # ended without (a database error): then only a new task evaluates it.
+    unclaimed = ImpactChunk.objects.filter(
+        Q(lease_until__lt=now) | Q(lease_until__isnull=True),
+        run_id=run_id,
+        run__state__in=LIVE,
+        state=ImpactChunk.State.PENDING,
+    ).values_list("pk", "task_id")
+    for chunk_id, task_id in unclaimed:
+        if _task_under_way(task_id):
+            look_again = now + timedelta(seconds=lease_seconds())
+            ImpactChunk.objects.filter(pk=chunk_id).update(lease_until=look_again)
+        else:
+            _queue_pending(chunk_id)
+            count += 1
     return count

@@ -357,9 +357,13 @@ class ImpactChunk(models.Model):
     start = models.PositiveIntegerField()  # position of the chunk's first object in the dump
     count = models.PositiveIntegerField()
     state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
-    # A worker renews the lease while it evaluates; past it, the chunk is given to another task.
+    # Running: a worker renews the lease while it evaluates; past it, the chunk is given to another
+    # task. Pending: when its task is looked at again if no worker has claimed the chunk by then.
     lease_until = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
+    # The task queued for it last (the task queue's result id): a worker that died after taking
+    # that task and before claiming the chunk leaves it pending, and only the task's state says so.
+    task_id = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="impact_chunk_unique")]
