@@ -153,6 +153,8 @@ def _namespaces_file(path: str) -> dict[str, dict[str, Any]]:
         raise InputError(
             message if message.startswith(f"{path}:") else f"--namespaces {path}: {message}"
         ) from None
+    if not found:
+        raise InputError(f"--namespaces {path}: {impact.NO_NAMESPACES}")
     return found
 
 

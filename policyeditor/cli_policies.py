@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from policyeditor.engine.objects import POLICY_KINDS, is_admission, kind_of, name_of
+from policyeditor.engine.objects import has_policy, is_admission, name_of
+
+__all__ = ["NO_POLICY", "has_policy", "refuse_invalid"]
 
 NO_POLICY = "no ValidatingAdmissionPolicy or MutatingAdmissionPolicy in the files given"
-
-
-def has_policy(documents: list[dict[str, Any]]) -> bool:
-    """Whether the documents hold a ValidatingAdmissionPolicy or MutatingAdmissionPolicy."""
-    return any(is_admission(doc) and kind_of(doc) in POLICY_KINDS for doc in documents)
 
 
 def refuse_invalid(

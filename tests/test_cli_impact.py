@@ -279,6 +279,20 @@ def test_an_unreadable_namespaces_file_is_named_in_the_error(tmp_path):
     )
 
 
+@pytest.mark.parametrize("text", ["", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"])
+def test_a_namespaces_file_without_namespaces_is_an_input_error(tmp_path, text):
+    # Every namespaceSelector would match nothing, and what it selects would quietly pass.
+    new, _, dump = files(tmp_path, [deployment("d", 1)])
+    (tmp_path / "ns.yaml").write_text(text)
+    code, out, err = run("impact", new, "--dump", dump, "--namespaces", str(tmp_path / "ns.yaml"))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"policyeditor impact: error: --namespaces {tmp_path / 'ns.yaml'}: it holds no Namespace "
+        "objects (give the output of `kubectl get namespaces -o yaml`, or leave it out to use the "
+        "Namespace objects of the dump)\n"
+    )
+
+
 def test_a_missing_namespaces_file_is_named_once(tmp_path):
     new, _, dump = files(tmp_path, [deployment("d", 1)])
     missing = tmp_path / "ns.yaml"

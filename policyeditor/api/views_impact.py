@@ -98,11 +98,13 @@ class ImpactRunStartView(ApiView):
         except ValueError:
             raise Problem(400, "revision must be a number") from None
         defaulting = flag(request.query_params.get("defaulting", "true"), "defaulting")
-        # Before the body is read: a viewer, or a user at the limit, is refused without uploading
-        # a GiB first. (start_run checks both again, for the pages and for runs started meanwhile.)
+        # Before the body is read: a viewer, a user at the limit, or policies the API server would
+        # refuse, without uploading a GiB first. (start_run checks again, for the pages and for
+        # runs started meanwhile.)
         perform(lambda: impact_runs.check_can_start(request.user, draft))
         if impact_runs.at_limit(request.user):
             raise Problem(409, impact_runs.limit_message())
+        perform(lambda: impact_runs.check_policies(revision))
         dump = request.FILES.get("dump")
         if dump is None:
             raise Problem(400, "Send the objects as the multipart file field `dump`.")

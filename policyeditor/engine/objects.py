@@ -72,3 +72,8 @@ def is_admission(doc: Any) -> bool:
     api_version = doc.get("apiVersion") if isinstance(doc, dict) else None
     group = api_version.split("/")[0] if isinstance(api_version, str) else ""
     return kind_of(doc) in ADMISSION_KINDS and group == ADMISSION_GROUP
+
+
+def has_policy(documents: list[Any]) -> bool:
+    """Whether the documents hold a ValidatingAdmissionPolicy or MutatingAdmissionPolicy."""
+    return any(is_admission(doc) and kind_of(doc) in POLICY_KINDS for doc in documents)

@@ -104,6 +104,8 @@ class Reader:
         except Exception as error:  # still the namespaces file's fault, not the dump's
             logger.exception("impact run %s: reading the namespaces file failed", self.run.pk)
             raise BadNamespaces(f"{type(error).__name__}: {error}") from error
+        if not self.namespaces:
+            raise BadNamespaces(impact.NO_NAMESPACES)
 
     def _objects(self, handle: Any) -> Iterator[tuple[dict[str, Any], int]]:
         """The dump's objects with their weights, counted, their Namespace objects noted."""

@@ -12,6 +12,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from policyeditor.editor.models import Draft, Revision
+from policyeditor.engine import validation
+from policyeditor.engine.objects import has_policy, is_admission
 from policyeditor.review import audit, impact_tasks
 from policyeditor.review.impact_queries import filter_results, paginate_results, summarize
 from policyeditor.review.models import Action, ImpactRun
@@ -24,9 +26,12 @@ __all__ = [
     "at_limit",
     "cancel_run",
     "check_can_start",
+    "check_policies",
     "filter_results",
     "limit_message",
     "paginate_results",
+    "policy_problems",
+    "refusals",
     "requeue_stale",
     "start_run",
     "summarize",
@@ -72,6 +77,41 @@ def _as_file(data: IO[bytes] | bytes | str, name: str) -> File:
     return File(data, name=name)
 
 
+def policy_problems(revision: Revision, *, baseline: bool = False) -> list[str]:
+    """Why the API server would refuse the revision's policies and bindings ([]: it takes them),
+    each document's errors in its own words (`status_message`), as `policyeditor impact` refuses."""
+    documents = revision.documents
+    version = revision.kubernetes_version
+    which = f"the approved r{revision.number} (the baseline)" if baseline else f"r{revision.number}"
+    if not has_policy(documents):
+        return [
+            f"{which.capitalize()} holds no ValidatingAdmissionPolicy or MutatingAdmissionPolicy."
+        ]
+    admission = [doc for doc in documents if is_admission(doc)]
+    errors: dict[int, list[Any]] = {}
+    for index, error in validation.validate_documents(admission, version=version):
+        errors.setdefault(index, []).append(error)
+    if not errors:
+        return []
+    head = f"The API server (Kubernetes {version}) would refuse {which}: fix it before analysing."
+    return [head] + [validation.status_message(admission[i], found) for i, found in errors.items()]
+
+
+def refusals(revision: Revision) -> list[str]:
+    """policy_problems of a run's revision, else of its baseline (the approved revision)."""
+    baseline = approved_revision(revision.draft)
+    problems = policy_problems(revision)
+    if not problems and baseline is not None and baseline.pk != revision.pk:
+        problems = policy_problems(baseline, baseline=True)
+    return problems
+
+
+def check_policies(revision: Revision) -> None:
+    """Raise WorkflowError when the run's revision, or its baseline, is not valid to apply."""
+    if problems := refusals(revision):
+        raise WorkflowError(" ".join(problems))
+
+
 def check_can_start(user: Any, draft: Draft) -> None:
     """Raise NotAllowed unless the user may start impact runs on the draft."""
     if not can_start_impact(user, draft):
@@ -93,6 +133,7 @@ def start_run(
         raise NotAllowed(START_REFUSED)
     if at_limit(user):
         raise WorkflowError(limit_message())
+    check_policies(revision)
     baseline = approved_revision(draft)
     if baseline is not None and baseline.pk == revision.pk:
         baseline = None

@@ -198,3 +198,26 @@ def test_a_page_size_below_1_or_not_a_number_is_a_400(api, draft, size):
     assert "page_size" in refused.json()["detail"]
     capped = api.get(f"/api/v1/impact-runs/{run['id']}/rows", page_size=5000)
     assert capped.status_code == 200 and capped.json()["count"] == 1
+
+
+def test_policies_the_api_server_would_refuse_are_refused_before_the_upload_is_read(
+    api, draft, alice
+):
+    from rest_framework.parsers import MultiPartParser
+
+    from policyeditor.editor.services import save_draft
+    from tests.builders import replica_limit
+
+    policy = replica_limit(5)
+    policy["spec"]["validations"][0]["expression"] = "object.spec.replicas <= "
+    draft.refresh_from_db()
+    save_draft(draft, [policy], expected_revision=draft.revision, author=alice)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the upload was parsed")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(MultiPartParser, "parse", refuse)
+        refused = start(api, draft, kubectl_json([deployment("b", 1)]))
+    assert refused.status_code == 409
+    assert "spec.validations[0].expression: Invalid value" in refused.json()["detail"]

@@ -710,7 +710,11 @@ def test_the_run_page_says_whether_the_objects_were_defaulted(client, draft, ali
 
 @pytest.mark.parametrize(
     ("namespaces", "message"),
-    [("- 1\n", "expected Kubernetes objects, found int"), ("a: &x [1]\nb: *x\n", "aliases")],
+    [
+        ("- 1\n", "expected Kubernetes objects, found int"),
+        ("a: &x [1]\nb: *x\n", "aliases"),
+        ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "holds no Namespace objects"),
+    ],
 )
 def test_a_bad_namespaces_file_fails_the_run_naming_that_file_not_the_dump(
     draft, alice, namespaces, message

@@ -3,6 +3,7 @@
 from policyeditor.engine.impact.dump import (
     MAX_DUMP_BYTES,
     MAX_OBJECTS,
+    NO_NAMESPACES,
     DumpError,
     iter_objects,
     iter_weighed,
@@ -43,6 +44,7 @@ __all__ = [
     "BATCH",
     "BATCH_WEIGHT",
     "MAX_DUMP_BYTES",
+    "NO_NAMESPACES",
     "MAX_OBJECTS",
     "OPERATIONS",
     "RESULTS",

@@ -377,6 +377,14 @@ def iter_weighed(stream: io.BufferedReader) -> Iterator[Weighed]:
         raise DumpError("the gzip archive is truncated") from None
 
 
+# A namespaces file without one (an empty file, a failed `kubectl get ns > file`) would leave every
+# namespaceSelector unmatched and quietly skip what it selects: refused, as an empty dump is.
+NO_NAMESPACES = (
+    "it holds no Namespace objects (give the output of `kubectl get namespaces -o yaml`, "
+    "or leave it out to use the Namespace objects of the dump)"
+)
+
+
 def namespaces_of(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Namespace objects by name."""
     found = {}

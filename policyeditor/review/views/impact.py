@@ -111,6 +111,8 @@ def _render_new(
         # Said before a dump is chosen, not only once a large one has been sent.
         "at_limit": can_start and request.method == "GET" and impact_runs.at_limit(request.user),
         "limit_message": impact_runs.limit_message(),
+        # Said before a dump is chosen: the API server would refuse the policies, so no run starts.
+        "refusals": impact_runs.refusals(revision) if can_start else [],
         "runs": ImpactRun.objects.filter(draft=draft).select_related("revision", "baseline")[:10],
     }
     return render(request, "review/impact_new.html", context, status=status)
