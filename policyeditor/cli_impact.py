@@ -310,9 +310,7 @@ def _changes(row: dict[str, Any]) -> list[str]:
 
 
 def _label(outcome: dict[str, Any]) -> str:
-    """The result, and for an error whether the request is rejected (failurePolicy Fail)."""
+    """The result, and for an error whether the request is rejected, as the web pages say it."""
     from policyeditor.engine import impact
 
-    if outcome["result"] == "error":
-        return "error (rejected)" if not impact.allowed(outcome) else "error (ignored)"
-    return str(outcome["result"])
+    return impact.label(str(outcome["result"]), impact.allowed(outcome))

@@ -110,6 +110,14 @@ def test_an_evaluation_error_under_failure_policy_ignore_is_reported_but_not_a_d
     assert report["changed"] == 1  # the error is still something the policy does
 
 
+def test_an_error_that_goes_from_admitted_to_rejected_says_so_in_the_text_report(tmp_path):
+    _, _, dump = files(tmp_path, [deployment("d", 1)])
+    ignoring, failing = labelled_only(tmp_path, "Ignore"), labelled_only(tmp_path, "Fail")
+    code, out, _ = run("impact", failing, "--dump", dump, "-j", "1", "--baseline", ignoring)
+    assert code == 1
+    assert "CREATE error (admitted) -> error (rejected)" in out
+
+
 def test_without_a_baseline_new_denials_changes_and_counts_agree(tmp_path):
     new, _, dump = files(tmp_path, [deployment(f"d{i}", i) for i in range(7)])
     code, out, _ = run("impact", new, "--dump", dump, "-j", "1", "-o", "json")

@@ -38,6 +38,7 @@ from policyeditor.engine.impact.report import (
     compared,
     denied_newly,
     has_baseline,
+    label,
 )
 
 __all__ = [
@@ -68,6 +69,7 @@ __all__ = [
     "identity",
     "iter_objects",
     "iter_weighed",
+    "label",
     "namespace_of",
     "namespaces_of",
     "open_dump",

@@ -21,6 +21,14 @@ def allowed(outcome: dict[str, Any]) -> bool:
     return outcome["result"] not in ("deny", "error")
 
 
+def label(result: str, allowed: bool | None) -> str:
+    """A result as the CLI and the pages show it: an error says whether the API server rejects
+    or admits the request (failurePolicy, validationActions); None: not known."""
+    if result != "error" or allowed is None:
+        return result
+    return "error (admitted)" if allowed else "error (rejected)"
+
+
 def changed(row: dict[str, Any]) -> bool:
     """Whether the revision's outcome differs from the baseline's for any operation."""
     return any(

@@ -12,6 +12,7 @@ from policyeditor.engine.impact import (
     changed,
     denied_newly,
     evaluate_stream,
+    label,
     pack_batches,
     unpack,
 )
@@ -84,6 +85,13 @@ def test_the_same_error_result_with_another_failure_policy_is_a_change():
     rows = list(evaluate_stream(job, [deployment("d", 1)], pool=None))
     assert rows[0]["CREATE"]["result"] == rows[0]["CREATE_before"]["result"] == "error"
     assert changed(rows[0]) and denied_newly(rows[0])
+
+
+def test_only_an_error_is_labelled_with_the_api_servers_answer():
+    assert label("error", False) == "error (rejected)"
+    assert label("error", True) == "error (admitted)"
+    assert label("error", None) == "error"  # not known: no answer is claimed
+    assert [label(result, False) for result in ("deny", "allow")] == ["deny", "allow"]
 
 
 def test_rows_without_allowed_are_read_from_their_result_failing_closed():
