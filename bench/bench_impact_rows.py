@@ -33,6 +33,11 @@ def _result(rnd: random.Random) -> str:
     return "allow" if x < 0.85 else "deny" if x < 0.95 else "warn" if x < 0.98 else "error"
 
 
+def _allowed(result: str, i: int) -> bool:
+    """The API server's answer: a deny rejected, every other error too (failurePolicy Fail)."""
+    return result not in ("deny", "error") or (result == "error" and i % 2 == 1)
+
+
 def _run_of_a_million(user):
     """A finished run of ROWS rows, inserted in chunks of 10,000 as `insert_results` does."""
     from django.core.files.base import ContentFile
@@ -64,6 +69,7 @@ def _run_of_a_million(user):
             mutated, changed = rnd.random() < 0.03, rnd.random() < 0.05
             values.append(
                 (run.pk, i, "apps/v1", kind, namespace, f"obj-{i}", create, update, "", "")
+                + (_allowed(create, i), _allowed(update, i), None, None)
                 + (mutated, False, 0, changed, "", "")
             )
             if len(values) == 10_000:

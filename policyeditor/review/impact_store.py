@@ -35,6 +35,10 @@ RESULT_FIELDS = (
     "update_result",
     "create_before",
     "update_before",
+    "create_allowed",
+    "update_allowed",
+    "create_before_allowed",
+    "update_before_allowed",
     "create_mutated",
     "update_mutated",
     "annotations",
@@ -132,6 +136,8 @@ def try_inputs(run: ImpactRun, position: int, operation: str = "CREATE") -> dict
 def result_values(run_id: int, position: int, row: dict[str, Any]) -> tuple[Any, ...]:
     """One object's row as the values of RESULT_FIELDS."""
     create, update = row["CREATE"], row["UPDATE"]
+    # No baseline: no outcome before, its result "" and its answer NULL.
+    create_before, update_before = row.get("CREATE_before", {}), row.get("UPDATE_before", {})
     return (
         run_id,
         position,
@@ -141,8 +147,12 @@ def result_values(run_id: int, position: int, row: dict[str, Any]) -> tuple[Any,
         row["name"][:253],
         create["result"],
         update["result"],
-        row.get("CREATE_before", {}).get("result", ""),
-        row.get("UPDATE_before", {}).get("result", ""),
+        create_before.get("result", ""),
+        update_before.get("result", ""),
+        create["allowed"],
+        update["allowed"],
+        create_before.get("allowed"),
+        update_before.get("allowed"),
         create["mutated"],
         update["mutated"],
         create["audit"] + update["audit"],

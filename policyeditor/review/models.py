@@ -390,6 +390,14 @@ class ImpactResult(models.Model):
     update_result = models.CharField(max_length=5)
     create_before = models.CharField(max_length=5, blank=True)
     update_before = models.CharField(max_length=5, blank=True)
+    # The API server's answer (`allowed`): an error is rejected under failurePolicy Fail and
+    # admitted under Ignore. NULL: the baseline's where there was none (x_before ""), and an
+    # error's in rows stored before migration 0014 (which fills in the other results' answers):
+    # a guess could tell a reader the cluster rejects what it admits, so those stay unknown.
+    create_allowed = models.BooleanField(null=True)
+    update_allowed = models.BooleanField(null=True)
+    create_before_allowed = models.BooleanField(null=True)
+    update_before_allowed = models.BooleanField(null=True)
     create_mutated = models.BooleanField(default=False)
     update_mutated = models.BooleanField(default=False)
     annotations = models.PositiveIntegerField(default=0)

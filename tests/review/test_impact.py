@@ -125,7 +125,7 @@ def _rows_of_every_combination(run: ImpactRun) -> None:
     insert_results(
         [
             (run.pk, i, "v1", "Secret" if i % 2 else "ConfigMap", space, f"r{i}", create, update)
-            + ("", "", create_mutated, update_mutated, 0, changed, "", "")
+            + ("", "", None, None, None, None, create_mutated, update_mutated, 0, changed, "", "")
             for i, (create, update, create_mutated, update_mutated, changed, space) in enumerate(
                 COMBOS
             )

@@ -101,3 +101,43 @@ def test_the_result_rows_lose_only_their_index_on_the_run_alone_and_get_it_back_
         assert _run_indexes() == before
     finally:
         _migrate(_latest())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_stored_before_the_api_servers_answers_get_those_their_result_decides():
+    others = [node for node in _latest() if node[0] != "review"]
+    try:
+        old = _migrate([("review", "0013_impact_chunk_task_id")] + others)
+        user = old.get_model("auth", "User").objects.create(username="alice")
+        draft = old.get_model("editor", "Draft").objects.create(name="d", owner=user, documents=[])
+        revision = old.get_model("editor", "Revision").objects.create(
+            draft=draft, number=1, documents=[]
+        )
+        run = old.get_model("review", "ImpactRun").objects.create(
+            draft=draft, revision=revision, total=3, state="done"
+        )
+        rows = old.get_model("review", "ImpactResult").objects
+        for position, (create, update, before) in enumerate(
+            [("allow", "deny", ""), ("error", "warn", "error"), ("skip", "audit", "deny")]
+        ):
+            rows.create(
+                run=run,
+                position=position,
+                create_result=create,
+                update_result=update,
+                create_before=before,
+                update_before=before,
+            )
+        new = _migrate([("review", "0014_impact_result_allowed")] + others)
+        answers = new.get_model("review", "ImpactResult").objects.order_by("position")
+        assert list(
+            answers.values_list(
+                "create_allowed", "update_allowed", "create_before_allowed", "update_before_allowed"
+            )
+        ) == [
+            (True, False, None, None),  # no baseline: no answer before
+            (None, True, None, None),  # an error's answer depended on its failurePolicy
+            (True, True, False, False),
+        ]
+    finally:
+        _migrate(_latest())
