@@ -117,6 +117,9 @@ def run() -> list[Goal]:
         "mutated, any operation": "result=mutated",
         "changed only": "changed=1",
         "error, any operation, changed": "result=error&changed=1",
+        # No index of their own: the run's rows walked in order.
+        "rejected, any operation": "result=rejected",
+        "newly denied, UPDATE": "result=deniedNewly&operation=UPDATE",
     }
     searches = {"text: a namespace": "q=ns-42", "text: one name": "q=obj-99999"}
     urls = {name: f"{base}?{query}" for name, query in {**indexed, **searches}.items()}

@@ -163,7 +163,11 @@ class ImpactRunRowsView(ApiView):
         tags=["impact"],
         parameters=[
             OpenApiParameter(
-                "result", str, description="allow, deny, warn, audit, skip, error or mutated"
+                "result",
+                str,
+                description="allow, deny, warn, audit, skip, error, mutated, rejected (the API "
+                "server's allowed is false) or deniedNewly (rejected, and admitted by the "
+                "baseline; without one, every rejected row)",
             ),
             OpenApiParameter("operation", str, description="CREATE or UPDATE (default: either)"),
             OpenApiParameter(
@@ -185,8 +189,8 @@ class ImpactRunRowsView(ApiView):
         run = run_for(request, run_id)
         params = request.query_params
         result = params.get("result", "")
-        if result and result not in (*impact.RESULTS, "mutated"):
-            raise Problem(400, f"result must be one of {', '.join((*impact.RESULTS, 'mutated'))}")
+        if result and result not in impact_runs.FILTERS:
+            raise Problem(400, f"result must be one of {', '.join(impact_runs.FILTERS)}")
         operation = params.get("operation", "").upper()
         if operation and operation not in impact.OPERATIONS:
             raise Problem(400, "operation must be CREATE or UPDATE")

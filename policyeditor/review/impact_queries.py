@@ -16,6 +16,17 @@ from policyeditor.review.models import ImpactResult, ImpactRun
 CHANGED = Q(changed__in=[True])
 # The summary's counts of rows with a result in either operation.
 ANY_OPERATION = "any_operation"
+PREFIXES = {"CREATE": "create", "UPDATE": "update"}
+# What the result filter takes besides a result: mutated, rejected by the API server (allowed
+# false) and newly denied (rejected now, admitted by the baseline or, without one, by no policy).
+FILTERS = (*impact.RESULTS, "mutated", "rejected", "deniedNewly")
+# Rejected in either operation; NULL (not known) is not. No index of its own: SQLite finds a
+# page of these rows by walking the run's rows in order even when one exists (35 to 50 ms over
+# a million rows when 500 are rejected: bench/README.md), and each index costs every insert.
+REJECTED = Q(create_allowed=False) | Q(update_allowed=False)
+# The summary's counts of the API server's answers per operation: rejected (denies and rejected
+# errors), newly denied, and the errors it rejects and admits.
+ANSWERS = ("rejected", "deniedNewly", "errorRejected", "errorAdmitted")
 # Rows a caller reads from the start of filter_results unless it says otherwise: a first page.
 FIRST_PAGE = 100
 # Uniting the two result indexes and sorting the matches costs about this many times as much per
@@ -24,11 +35,38 @@ FIRST_PAGE = 100
 UNITE_PER_WALK = 3.6
 
 
+def denied_newly_in(prefix: str) -> Q:
+    """Rows the API server rejects in this operation and admitted before: by the baseline, or
+    with none (x_before "") by no policy, as impact.denied_newly reads the CLI's rows."""
+    return Q(**{f"{prefix}_allowed": False}) & (
+        Q(**{f"{prefix}_before": ""}) | Q(**{f"{prefix}_before_allowed": True})
+    )
+
+
+def _answers() -> dict[str, Count]:
+    """The counts of the API server's answers per operation ("create_rejected"...) and in either
+    ("rejected", "deniedNewly"), to take in the summary's one pass over the rows."""
+    counts: dict[str, Count] = {}
+    for prefix in PREFIXES.values():
+        rejected, error = Q(**{f"{prefix}_allowed": False}), Q(**{f"{prefix}_result": "error"})
+        admitted = Q(**{f"{prefix}_allowed": True})
+        counts[f"{prefix}_rejected"] = Count("pk", filter=rejected)
+        counts[f"{prefix}_deniedNewly"] = Count("pk", filter=denied_newly_in(prefix))
+        counts[f"{prefix}_errorRejected"] = Count("pk", filter=error & rejected)
+        counts[f"{prefix}_errorAdmitted"] = Count("pk", filter=error & admitted)
+    counts["rejected"] = Count("pk", filter=REJECTED)
+    counts["deniedNewly"] = Count(
+        "pk", filter=denied_newly_in("create") | denied_newly_in("update")
+    )
+    return counts
+
+
 def summarize(run: ImpactRun) -> dict[str, Any]:
-    """Counts per operation of each result, mutated objects and audit annotations, in SQL."""
+    """Counts per operation of each result, mutated objects, the API server's answers and audit
+    annotations, in SQL."""
     results = run.results.all()
     summary: dict[str, Any] = {}
-    for operation, prefix in (("CREATE", "create"), ("UPDATE", "update")):
+    for operation, prefix in PREFIXES.items():
         counts = dict(
             results.values_list(f"{prefix}_result")
             .annotate(n=Count("pk"))
@@ -43,8 +81,18 @@ def summarize(run: ImpactRun) -> dict[str, Any]:
         for result in impact.RESULTS
     }
     either["mutated"] = Count("pk", filter=Q(create_mutated=True) | Q(update_mutated=True))
-    totals = results.aggregate(**either, sum_of_annotations=Sum("annotations"), rows=Count("pk"))
+    answers = _answers()
+    totals = results.aggregate(
+        **either, **answers, sum_of_annotations=Sum("annotations"), rows=Count("pk")
+    )
     summary[ANY_OPERATION] = {name: totals[name] for name in either}
+    for operation, prefix in PREFIXES.items():
+        for key in ANSWERS:
+            summary[operation][key] = totals[f"{prefix}_{key}"]
+    for key in ("rejected", "deniedNewly"):
+        summary[ANY_OPERATION][key] = totals[key]
+    # Where the CLI's counts have it (`counts.deniedNewly`).
+    summary["deniedNewly"] = totals["deniedNewly"]
     summary["annotations"] = totals["sum_of_annotations"] or 0
     summary["changed"] = results.filter(CHANGED).count()
     summary["total"] = totals["rows"]
@@ -66,12 +114,18 @@ def filter_results(
 
     `rows_wanted`, how far into the rows the caller reads, only chooses how SQL finds them.
     """
-    prefixes = {"CREATE": ["create"], "UPDATE": ["update"]}.get(operation, ["create", "update"])
+    prefixes = [PREFIXES[operation]] if operation in PREFIXES else list(PREFIXES.values())
     rows = run.results.all()
     if result == "mutated":
         condition = Q()
         for prefix in prefixes:
             condition |= Q(**{f"{prefix}_mutated": True})
+        rows = rows.filter(condition)
+    elif result in ("rejected", "deniedNewly"):
+        condition = Q()
+        for prefix in prefixes:
+            rejected = Q(**{f"{prefix}_allowed": False})
+            condition |= rejected if result == "rejected" else denied_newly_in(prefix)
         rows = rows.filter(condition)
     elif result in impact.RESULTS and len(prefixes) == 1:
         rows = rows.filter(**{f"{prefixes[0]}_result": result})
@@ -130,7 +184,7 @@ def known_count(run: ImpactRun, **filters: Any) -> int | None:
     """The number of rows filter_results gives, where the run's summary holds it; else None."""
     summary = run.summary or {}
     # What filter_results ignores is no filter here either.
-    result = filters.get("result") if filters.get("result") in (*impact.RESULTS, "mutated") else ""
+    result = filters.get("result") if filters.get("result") in FILTERS else ""
     operation = filters.get("operation") if filters.get("operation") in impact.OPERATIONS else ""
     only_changed = filters.get("only_changed", False)
     if not summary or any(filters.get(name) for name in ("text", "namespace", "kind")):
@@ -142,7 +196,9 @@ def known_count(run: ImpactRun, **filters: Any) -> int | None:
     if not result:
         return int(summary["total"])
     counts = summary.get(operation) if operation else summary.get(ANY_OPERATION)
-    return None if counts is None else int(counts[result])
+    # A run summarized before the rejected counts were has none: they are counted in SQL.
+    known = None if counts is None else counts.get(result)
+    return None if known is None else int(known)
 
 
 class RowPaginator(Paginator):

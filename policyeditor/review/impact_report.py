@@ -4,10 +4,72 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from policyeditor.review.impact_queries import summarize
+from policyeditor.engine import impact
+from policyeditor.review.impact_queries import PREFIXES, summarize
 from policyeditor.review.models import ImpactResult, ImpactRun
+
+
+@dataclass(frozen=True)
+class Side:
+    """One operation of a row as the page, the API and the report read it."""
+
+    result: str
+    # The API server's answer; None where it is not known (rows stored before it was).
+    allowed: bool | None
+    before: str  # the baseline's result; "" without a baseline
+    before_allowed: bool | None
+    mutated: bool
+    message: str
+
+    @property
+    def label(self) -> str:
+        """The result, and for an error whether the API server rejects or admits the request."""
+        return impact.label(self.result, self.allowed)
+
+    @property
+    def was(self) -> str:
+        """The baseline's label where it reads otherwise than this one, else ""."""
+        before = impact.label(self.before, self.before_allowed) if self.before else ""
+        return before if before != self.label else ""
+
+    @property
+    def note(self) -> str:
+        """What an error's label leaves unsaid about the API server's answer (a tooltip)."""
+        if self.result != "error":
+            return ""
+        if self.allowed is None:
+            return "Not recorded: the run stored this row before answers were. Run it again."
+        if self.allowed:
+            return (
+                "allowed: true. The API server admits the request "
+                "(failurePolicy Ignore, or validationActions without Deny)."
+            )
+        return (
+            "allowed: false. The API server rejects the request "
+            "(failurePolicy Fail, or the evaluation failed or ran out of time)."
+        )
+
+    @property
+    def denied_newly(self) -> bool:
+        """Rejected now and admitted before (no baseline: no policy admitted every request),
+        as impact.denied_newly and impact_queries.denied_newly_in decide it."""
+        return self.allowed is False and (not self.before or self.before_allowed is True)
+
+
+def side(row: ImpactResult, operation: str) -> Side:
+    """One operation (CREATE or UPDATE) of a row."""
+    prefix = PREFIXES[operation]
+    return Side(
+        getattr(row, f"{prefix}_result"),
+        getattr(row, f"{prefix}_allowed"),
+        getattr(row, f"{prefix}_before"),
+        getattr(row, f"{prefix}_before_allowed"),
+        getattr(row, f"{prefix}_mutated"),
+        getattr(row, f"{prefix}_message"),
+    )
 
 
 def run_dict(run: ImpactRun) -> dict[str, Any]:
@@ -32,6 +94,7 @@ def run_dict(run: ImpactRun) -> dict[str, Any]:
 
 def result_dict(row: ImpactResult) -> dict[str, Any]:
     """One object's row."""
+    sides = {operation: side(row, operation) for operation in PREFIXES}
     data: dict[str, Any] = {
         "position": row.position,
         "apiVersion": row.api_version,
@@ -39,14 +102,17 @@ def result_dict(row: ImpactResult) -> dict[str, Any]:
         "namespace": row.namespace,
         "name": row.name,
         "changed": row.changed,
+        "deniedNewly": any(one.denied_newly for one in sides.values()),
         "annotations": row.annotations,
     }
-    for operation, prefix in (("CREATE", "create"), ("UPDATE", "update")):
+    for operation, one in sides.items():
         data[operation] = {
-            "result": getattr(row, f"{prefix}_result"),
-            "before": getattr(row, f"{prefix}_before") or None,
-            "mutated": getattr(row, f"{prefix}_mutated"),
-            "message": getattr(row, f"{prefix}_message"),
+            "result": one.result,
+            "allowed": one.allowed,
+            "before": one.before or None,
+            "allowedBefore": one.before_allowed,
+            "mutated": one.mutated,
+            "message": one.message,
         }
     return data
 

@@ -15,13 +15,19 @@ from policyeditor.editor.models import Draft, Revision
 from policyeditor.engine import validation
 from policyeditor.engine.objects import has_policy, is_admission
 from policyeditor.review import audit, impact_tasks
-from policyeditor.review.impact_queries import filter_results, paginate_results, summarize
+from policyeditor.review.impact_queries import (
+    FILTERS,
+    filter_results,
+    paginate_results,
+    summarize,
+)
 from policyeditor.review.models import Action, ImpactRun
 from policyeditor.review.permissions import can_cancel_impact, can_start_impact
 from policyeditor.review.workflow import NotAllowed, WorkflowError, approved_revision
 
 __all__ = [
     "CANCEL_REFUSED",
+    "FILTERS",
     "START_REFUSED",
     "at_limit",
     "cancel_run",

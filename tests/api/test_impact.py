@@ -221,3 +221,41 @@ def test_policies_the_api_server_would_refuse_are_refused_before_the_upload_is_r
         refused = start(api, draft, kubectl_json([deployment("b", 1)]))
     assert refused.status_code == 409
     assert "spec.validations[0].expression: Invalid value" in refused.json()["detail"]
+
+
+def test_rows_and_the_report_give_the_api_servers_answer_before_and_after(
+    api, team_draft, alice, bob
+):
+    from policyeditor.editor.services import save_draft
+    from policyeditor.review import workflow
+    from tests.engine.impact.helpers import labelled, labels_policy
+
+    # The approved r2 admits the unlabelled object's error (failurePolicy Ignore), r3 rejects it.
+    for policy in (labels_policy("Ignore"), labels_policy("Fail")):
+        team_draft.refresh_from_db()
+        save_draft(team_draft, [policy], expected_revision=team_draft.revision, author=alice)
+        if policy["spec"]["failurePolicy"] == "Ignore":
+            workflow.request_review(alice, team_draft)
+            workflow.approve(bob, team_draft, revision_number=2)
+    dump = kubectl_json([deployment("unlabelled", 1), labelled("db", "db")])
+    run = start(api, team_draft, dump, revision=3).json()
+    work()
+    rows = f"/api/v1/impact-runs/{run['id']}/rows"
+    newly = api.get(rows, result="deniedNewly").json()
+    assert newly["count"] == 1 and newly["results"][0]["name"] == "unlabelled"
+    unlabelled = newly["results"][0]
+    assert unlabelled["deniedNewly"] and unlabelled["changed"]
+    for operation in ("CREATE", "UPDATE"):
+        outcome = unlabelled[operation]
+        assert (outcome["result"], outcome["before"]) == ("error", "error")
+        assert (outcome["allowed"], outcome["allowedBefore"]) == (False, True)
+    rejected = api.get(rows, result="rejected", operation="UPDATE").json()
+    assert [row["name"] for row in rejected["results"]] == ["unlabelled", "db"]
+    assert not rejected["results"][1]["deniedNewly"]  # denied by the approved revision too
+    refused = api.get(rows, result="denied")
+    assert refused.status_code == 400 and "rejected, deniedNewly" in refused.json()["detail"]
+    summary = api.get(f"/api/v1/impact-runs/{run['id']}").json()["summary"]
+    assert summary["deniedNewly"] == 1 and summary["UPDATE"]["errorRejected"] == 1
+    report = api.get(f"/api/v1/impact-runs/{run['id']}/report")
+    lines = [json.loads(line) for line in b"".join(report.streaming_content).splitlines()]
+    assert lines[1]["CREATE"]["allowed"] is False and lines[1]["CREATE"]["allowedBefore"] is True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import quote
 
 from django.contrib import messages
@@ -165,8 +166,12 @@ def impact_run(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
             text=text,
         )
         page = paginator.get_page(number)
+        summary = run.summary or impact_runs.summarize(run)
         context.update(
-            summary=run.summary or impact_runs.summarize(run),
+            summary=summary,
+            count_rows=_count_rows(summary),
+            # None: a run summarized before the API server's answers were stored.
+            denied_newly=summary.get("deniedNewly"),
             page=page,
             matching=page.paginator.count,
             filters=filters,
@@ -177,6 +182,25 @@ def impact_run(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
             operations=impact.OPERATIONS,
         )
     return render(request, "review/impact_run.html", context)
+
+
+def _count_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The counts table's rows: per operation each result, mutated, and the API server's answers
+    (None where the run was summarized before they were stored)."""
+    rows = []
+    for operation in impact.OPERATIONS:
+        counts = summary.get(operation, {})
+        rows.append(
+            {
+                "operation": operation,
+                "results": [(result, counts.get(result, 0)) for result in impact.RESULTS],
+                "mutated": counts.get("mutated", 0),
+                "rejected": counts.get("rejected"),
+                "error_rejected": counts.get("errorRejected"),
+                "error_admitted": counts.get("errorAdmitted"),
+            }
+        )
+    return rows
 
 
 @require_POST

@@ -45,3 +45,18 @@ def looping_policy(limit: int = 5) -> dict[str, Any]:
         f"object.metadata.name.startsWith('slow') ? ({RUNAWAY}) : ({validation['expression']})"
     )
     return policy
+
+
+def labels_policy(failure_policy: str) -> dict[str, Any]:
+    """replica_limit with `failurePolicy`, except that its expression fails (no such key) on
+    objects without labels, allows tier=web and denies any other tier."""
+    policy = copy.deepcopy(replica_limit(5, failurePolicy=failure_policy))
+    policy["spec"]["validations"][0]["expression"] = "object.metadata.labels['tier'] == 'web'"
+    return policy
+
+
+def labelled(name: str, tier: str) -> dict[str, Any]:
+    """A Deployment with the label tier=`tier`."""
+    obj = deployment(name, 1)
+    obj["metadata"]["labels"] = {"tier": tier}
+    return obj
