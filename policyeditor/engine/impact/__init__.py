@@ -29,6 +29,12 @@ from policyeditor.engine.impact.evaluate import (
     pack_batches,
     unpack,
 )
+from policyeditor.engine.impact.params import (
+    MAX_PARAM_BYTES,
+    MAX_PARAM_OBJECTS,
+    ParamCollector,
+    param_kinds,
+)
 from policyeditor.engine.impact.report import (
     Summary,
     acts,
@@ -47,11 +53,14 @@ __all__ = [
     "MAX_DUMP_BYTES",
     "NO_NAMESPACES",
     "MAX_OBJECTS",
+    "MAX_PARAM_BYTES",
+    "MAX_PARAM_OBJECTS",
     "OPERATIONS",
     "RESULTS",
     "DumpError",
     "Job",
     "Packed",
+    "ParamCollector",
     "Summary",
     "acts",
     "affected",
@@ -75,5 +84,6 @@ __all__ = [
     "open_dump",
     "pack",
     "pack_batches",
+    "param_kinds",
     "unpack",
 ]

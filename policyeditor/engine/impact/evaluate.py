@@ -13,11 +13,12 @@ import contextlib
 import marshal
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from policyeditor.engine import admission, schemas
+from policyeditor.engine.impact.params import ParamIndex, without_drafted
 from policyeditor.engine.isolation import DEFAULT_TIMEOUT, IsolationError, Pending, WorkerPool
 from policyeditor.engine.jsontypes import object_at
 
@@ -65,6 +66,10 @@ class Job:
     # CustomResourceDefinitions in force (the draft's schema library): they type, prune and
     # validate the dump's custom resources, as they do in Try it.
     crds: list[dict[str, Any]] = field(default_factory=list)
+    # The dump's param objects (impact/params.py): all of them in the run's job, a batch's share
+    # in the job sent with it.
+    params: list[dict[str, Any]] = field(default_factory=list)
+    _index: ParamIndex | None = field(default=None, init=False, repr=False, compare=False)
 
     def baseline_is_revision(self) -> bool:
         """Whether the baseline is the revision itself (same documents, same version)."""
@@ -77,8 +82,11 @@ class Job:
         return self.for_names({namespace_of(obj) for obj in objects})
 
     def for_names(self, names: Iterable[str]) -> Job:
-        """This job with only these namespaces."""
+        """This job with only these namespaces, and the param objects objects in them can need."""
+        names = set(names)
         wanted = {name: self.namespaces[name] for name in names if name in self.namespaces}
+        if self.params and self._index is None:
+            self._index = ParamIndex(self.params, self.documents, self.baseline)
         return Job(
             self.documents,
             self.version,
@@ -87,6 +95,7 @@ class Job:
             self.defaulting,
             wanted,
             self.crds,
+            self._index.for_names(names) if self._index is not None else [],
         )
 
 
@@ -132,6 +141,7 @@ def evaluate_object(
     version: str,
     namespace: dict[str, Any] | None,
     defaulting: bool = True,
+    resources: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """One object through admission; engine failures become an `error` outcome."""
     try:
@@ -145,6 +155,7 @@ def evaluate_object(
             version=version,
             namespace_object=namespace,
             defaulting=defaulting,
+            resources=resources,
         )
     except Exception as error:  # noqa: BLE001 - one odd object must not stop the run
         # Fail closed: nothing shows the API server would have admitted the request.
@@ -179,6 +190,8 @@ def evaluate_packed(job: Job, batch: Packed) -> list[Row]:
 def _evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
     # An identical baseline gives identical outcomes: do not evaluate everything twice.
     same = job.baseline_is_revision()
+    params = without_drafted(job.params, job.documents)
+    params_before = without_drafted(job.params, job.baseline) if job.baseline is not None else []
     rows = []
     for obj in objects:
         row: Row = identity(obj)
@@ -191,6 +204,7 @@ def _evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
                 version=job.version,
                 namespace=namespace,
                 defaulting=job.defaulting,
+                resources=params,
             )
             if job.baseline is not None and same:
                 row[f"{operation}_before"] = dict(row[operation])
@@ -202,6 +216,7 @@ def _evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
                     version=job.baseline_version or job.version,
                     namespace=namespace,
                     defaulting=job.defaulting,
+                    resources=params_before,
                 )
         rows.append(row)
     return rows
@@ -225,7 +240,9 @@ def _sides_apart(pool: WorkerPool, job: Job, obj: dict[str, Any], seconds: float
     """One object's row from the revision and the baseline evaluated in separate calls; a side
     that runs past the deadline is a not-allowed error (fail closed), the other keeps its outcome."""
     assert job.baseline is not None
-    revision = Job(job.documents, job.version, None, None, job.defaulting, job.namespaces, job.crds)
+    revision = Job(
+        job.documents, job.version, None, None, job.defaulting, job.namespaces, job.crds, job.params
+    )
     baseline = Job(
         job.baseline,
         job.baseline_version or job.version,
@@ -234,6 +251,7 @@ def _sides_apart(pool: WorkerPool, job: Job, obj: dict[str, Any], seconds: float
         job.defaulting,
         job.namespaces,
         job.crds,
+        job.params,
     )
     sides = []
     for side in (revision, baseline):

@@ -60,3 +60,45 @@ def labelled(name: str, tier: str) -> dict[str, Any]:
     obj = deployment(name, 1)
     obj["metadata"]["labels"] = {"tier": tier}
     return obj
+
+
+def params_policy(expression: str = "object.spec.replicas <= int(params.data.max)") -> dict:
+    """A VAP on deployments whose limit is a ConfigMap's data.max (paramKind v1 ConfigMap)."""
+    policy = replica_limit(0, name="replicas-from-params")
+    policy["spec"]["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
+    policy["spec"]["validations"] = [
+        {"expression": expression, "messageExpression": "'at most ' + params.data.max"}
+    ]
+    return policy
+
+
+def params_binding(**param_ref: Any) -> dict:
+    """A binding of params_policy with this paramRef (parameterNotFoundAction Allow unless given)."""
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": "replicas-from-params-binding"},
+        "spec": {
+            "policyName": "replicas-from-params",
+            "validationActions": ["Deny"],
+            "paramRef": {"parameterNotFoundAction": "Allow", **param_ref},
+        },
+    }
+
+
+def config_map(namespace: str, name: str, limit: str, **labels: str) -> dict[str, Any]:
+    """A ConfigMap holding `max: limit`, as kubectl dumps it."""
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+    if labels:
+        metadata["labels"] = labels
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": {"max": limit}}
+
+
+def params_draft() -> list[dict[str, Any]]:
+    """The repro's draft: params_policy, a binding selecting `policy: replicas` ConfigMaps, and an
+    unlabelled ConfigMap prod/limits-default of 10 (which the selector does not select)."""
+    return [
+        params_policy(),
+        params_binding(selector={"matchLabels": {"policy": "replicas"}}),
+        config_map("prod", "limits-default", "10"),
+    ]
