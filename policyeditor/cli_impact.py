@@ -23,7 +23,7 @@ from policyeditor.cli_policies import NO_POLICY, has_policy, refuse_invalid
 from policyeditor.engine.errors import InputError
 
 if TYPE_CHECKING:
-    from policyeditor.engine.impact import Job
+    from policyeditor.engine.impact import Job, ParamCollector
 
 EXIT_OK, EXIT_FAILED = 0, 1
 COPY_CHUNK = 1 << 20
@@ -122,9 +122,11 @@ def _rereadable(path: str) -> Iterator[str]:
         yield copy
 
 
-def _namespaces(dump: str) -> tuple[dict[str, dict[str, Any]], set[str], int]:
+def _namespaces(
+    dump: str, params: ParamCollector
+) -> tuple[dict[str, dict[str, Any]], set[str], int]:
     """Namespace objects of the dump (a first pass over it), the namespaces its objects use, and
-    how many objects it holds."""
+    how many objects it holds; its param objects go to `params`."""
     from policyeditor.engine import impact
 
     found: dict[str, dict[str, Any]] = {}
@@ -133,6 +135,9 @@ def _namespaces(dump: str) -> tuple[dict[str, dict[str, Any]], set[str], int]:
     for obj, _ in _weighed(dump):
         count += 1
         found.update(impact.namespaces_of([obj]))
+        # Every param object before any object is evaluated: one may come after the objects
+        # that need it, wherever it stands in the dump.
+        params.add(obj)
         namespace = impact.namespace_of(obj)
         if namespace:
             used.add(namespace)
@@ -193,7 +198,8 @@ def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise InputError("--dump and --namespaces cannot both read standard input")
     extra = _namespaces_file(args.namespaces) if args.namespaces else {}
     with _rereadable(args.dump) as dump:
-        namespaces, used, count = _namespaces(dump)
+        params = impact.ParamCollector(impact.param_kinds(documents, baseline))
+        namespaces, used, count = _namespaces(dump, params)
         namespaces.update(extra)
         if not count:
             # An empty dump is most often a failed `kubectl get > dump.json`: not a pass.
@@ -207,6 +213,7 @@ def cmd_impact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             args.defaulting,
             namespaces,
             crd_documents(args),
+            params.objects,
         )
         return _run(args, out, job, dump, used)
 
