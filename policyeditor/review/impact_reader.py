@@ -2,8 +2,10 @@
 
 The reader streams the uploaded dump (engine/impact's readers), packs its objects in batches, and
 writes them into chunk files (impact_store) of CHUNK objects; prepare_run (impact_tasks) runs it and
-gives it the queue of chunk tasks. It renews its hold on the run with every chunk it writes, and a
-reader taking over from one that died skips the chunks already written.
+gives it the queue of chunk tasks. When a policy has a paramKind, a first pass over the dump
+collects its param objects (impact_store.write_params) before any chunk is written. It renews its
+hold on the run with every chunk it writes, and a reader taking over from one that died skips the
+chunks already written.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from policyeditor.engine import impact
-from policyeditor.review.impact_store import ChunkFile, write_chunk
+from policyeditor.review.impact_store import ChunkFile, write_chunk, write_params
 from policyeditor.review.models import ImpactChunk, ImpactRun
 
 logger = logging.getLogger(__name__)
@@ -71,6 +73,12 @@ class Reader:
     def read(self) -> None:
         if self.run.namespaces_dump:
             self._read_namespaces()
+        baseline = self.run.baseline.documents if self.run.baseline else None
+        kinds = impact.param_kinds(self.run.revision.documents, baseline)
+        if kinds:
+            # A pass of its own before any chunk is written: a param object may stand after the
+            # objects it applies to, and every chunk task must see all of them.
+            write_params(self.run.pk, self._read_params(kinds))
         held: list[impact.Packed] = []  # batches read and not yet in a chunk file
         with self.run.dump.open("rb") as handle:
             for packed in impact.pack_batches(
@@ -106,6 +114,21 @@ class Reader:
             raise BadNamespaces(f"{type(error).__name__}: {error}") from error
         if not self.namespaces:
             raise BadNamespaces(impact.NO_NAMESPACES)
+
+    def _read_params(self, kinds: frozenset[tuple[str, str]]) -> list[dict[str, Any]]:
+        """The dump's objects of these kinds, the reader's hold on the run renewed as it reads."""
+        collector = impact.ParamCollector(kinds)
+        with self.run.dump.open("rb") as handle:
+            for count, obj in enumerate(impact.iter_objects(impact.open_dump(handle)), 1):
+                collector.add(obj)
+                if count % CHUNK == 0:
+                    lease = timezone.now() + timedelta(seconds=self.lease)
+                    running = ImpactRun.objects.filter(
+                        pk=self.run.pk, state=ImpactRun.State.READING
+                    )
+                    if not running.update(read_lease=lease):
+                        raise Stopped
+        return collector.objects
 
     def _objects(self, handle: Any) -> Iterator[tuple[dict[str, Any], int]]:
         """The dump's objects with their weights, counted, their Namespace objects noted."""

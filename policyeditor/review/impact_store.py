@@ -4,7 +4,9 @@ A chunk file holds a chunk's objects already read, cleaned and packed in batches
 `pack`: marshal, which loads in a few microseconds per object and never runs code), with the
 Namespace objects its objects need as far as the reader knew them when it wrote the file, and the
 namespaces it did not know yet (`stale`). A chunk task sends the packed batches to the isolated
-workers as they are: only the workers decode the objects.
+workers as they are: only the workers decode the objects. A run's param objects (the dump's
+objects of a paramKind of its policies) are one file beside its chunk files, written before the
+first of them.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ class ChunkFile:
     batches: list[impact.Packed]
     namespaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     stale: list[str] = field(default_factory=list)
+    # The run's param objects (not in the chunk file: in the run's own, see run_params).
+    params: list[dict[str, Any]] = field(default_factory=list)
 
 
 def chunk_dir(run_id: int) -> Path:
@@ -83,6 +87,39 @@ def read_chunk(run_id: int, index: int) -> ChunkFile:
     with open(chunk_path(run_id, index), "rb") as handle:
         data = marshal.load(handle)
     return ChunkFile([tuple(batch) for batch in data["batches"]], data["namespaces"], data["stale"])
+
+
+def params_path(run_id: int) -> Path:
+    """The file of a run's param objects (written by the reader before any chunk file)."""
+    return chunk_dir(run_id) / "params"
+
+
+def write_params(run_id: int, params: list[dict[str, Any]]) -> None:
+    """Write the dump's param objects whole or not at all, for every chunk task to read."""
+    path = params_path(run_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    with open(partial, "wb") as out:
+        marshal.dump(params, out, MARSHAL_FORMAT)
+    os.replace(partial, path)
+
+
+def run_params(run: ImpactRun) -> list[dict[str, Any]]:
+    """The dump's param objects a run's chunks are evaluated with ([] when no policy of the run
+    has a paramKind); OSError when the reader has not stored them (a run read before they were)."""
+    baseline = run.baseline.documents if run.baseline else None
+    if not impact.param_kinds(run.revision.documents, baseline):
+        return []
+    with open(params_path(run.pk), "rb") as handle:
+        params: list[dict[str, Any]] = marshal.load(handle)
+    return params
+
+
+def chunk_to_evaluate(run: ImpactRun, index: int) -> ChunkFile:
+    """A chunk file as written, with the run's param objects."""
+    chunk = read_chunk(run.pk, index)
+    chunk.params = run_params(run)
+    return chunk
 
 
 def chunk_objects(run_id: int, index: int) -> list[dict[str, Any]]:
@@ -116,7 +153,9 @@ def try_inputs(run: ImpactRun, position: int, operation: str = "CREATE") -> dict
     The run's Namespace object for the object's namespace (none: the bare namespace the run
     stood in too), its defaulting setting, on UPDATE the object as its own oldObject, and every
     other input as the run had it: no params of its own, user, groups, subresource or dryRun
-    (inputs kept from earlier tries would change the outcome).
+    (inputs kept from earlier tries would change the outcome). The dump's param objects are not
+    carried: Try it's params input is one object that replaces every binding's paramRef, which
+    is not how the run found them (a selector may have chosen several, or none).
     """
     data, obj = _chunk_at(run.pk, position)
     name = impact.namespace_of(obj)

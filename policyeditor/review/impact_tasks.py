@@ -48,9 +48,9 @@ from policyeditor.review.impact_store import (
     ChunkFile,
     chunk_dir,
     chunk_objects,
+    chunk_to_evaluate,
     insert_results,
     object_at,
-    read_chunk,
     result_values,
 )
 from policyeditor.review.models import ImpactChunk, ImpactResult, ImpactRun
@@ -247,6 +247,7 @@ def _evaluate(run: ImpactRun, chunk: ImpactChunk, data: ChunkFile) -> list[dict[
         run.defaulting,
         data.namespaces,
         draft_crds(run.draft),
+        data.params,
     )
     rows = []
     for row in impact.evaluate_packed_stream(
@@ -273,7 +274,7 @@ def run_chunk(chunk_id: int) -> None:
     chunk = ImpactChunk.objects.get(pk=chunk_id)
     run = ImpactRun.objects.select_related("revision", "baseline").get(pk=chunk.run_id)
     try:
-        data = read_chunk(run.pk, chunk.index)
+        data = chunk_to_evaluate(run, chunk.index)
     except (OSError, ValueError, EOFError, KeyError, TypeError) as error:
         # Gone, damaged, or written by a version before chunk files held packed objects: no
         # retry can read it, so the run stops with the reason instead of waiting for ever.
