@@ -203,3 +203,18 @@ def test_evaluate_refuses_a_defaulting_flag_that_is_not_a_boolean(api):
     response = api.post(EVALUATE, body)
     assert response.status_code == 400
     assert "defaulting" in str(response.json())
+
+
+def test_the_authorizer_is_bound_without_mocked_decisions_as_eval_and_try_it_bind_it(api):
+    authorizing = copy.deepcopy(POLICY)
+    check = "authorizer.group('apps').resource('deployments').check('create').allowed()"
+    authorizing["spec"]["validations"] = [{"expression": check, "message": "not authorized"}]
+    body = api.post(EVALUATE, {"documents": [authorizing], "object": DEPLOYMENT}).json()
+    # NoOpinion, as `policyeditor eval` answers: the check is not allowed, the expression false.
+    assert (body["result"], body["allowed"]) == ("deny", False), body["message"]
+    assert body["message"].endswith("denied request: not authorized")
+    allowing = [{"verb": "create", "resource": "deployments", "decision": "allow"}]
+    body = api.post(
+        EVALUATE, {"documents": [authorizing], "object": DEPLOYMENT, "authorizer": allowing}
+    ).json()
+    assert body["result"] == "allow"

@@ -9,6 +9,7 @@ from policyeditor.engine.admission.evaluation import (
     evaluate,
     forbidden_message,
 )
+from policyeditor.engine.admission.prepare import unbound_policies
 
 __all__ = [
     "AdmissionRequest",
@@ -18,4 +19,5 @@ __all__ = [
     "Step",
     "evaluate",
     "forbidden_message",
+    "unbound_policies",
 ]

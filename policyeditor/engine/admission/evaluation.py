@@ -13,7 +13,8 @@ policy version the chosen Kubernetes does not serve).
 
 Where the answer differs from a bare cluster on purpose: without any Namespace among the inputs,
 the request's namespace is taken to exist with only its automatic name label; a policy without
-a binding is evaluated as if bound (the contract), where the API server would ignore it.
+a binding is evaluated as if bound (the contract), where the API server would ignore it, unless
+`bound_only` asks for the cluster's answer (impact analysis).
 """
 
 from __future__ import annotations
@@ -153,6 +154,7 @@ def evaluate(
     check_match: bool = True,
     any_namespace_selector_matches: bool = False,
     defaulting: bool = True,
+    bound_only: bool = False,
 ) -> EvaluationResult:
     """Evaluate the policies in `documents` for `request` as kube-apiserver would; never raises."""
     # documents: any mix of VAP/MAP/bindings and other objects (param objects, namespaces). A
@@ -162,6 +164,9 @@ def evaluate(
     # `any_namespace_selector_matches` is kat's convention for a test without a namespace object.
     # `defaulting` (on unless False) defaults object and oldObject as the API server decodes
     # them, and every mutation's result before the next one (engine/defaulting).
+    # `bound_only` leaves out the policies no binding references, as the API server does
+    # (admission/plugin/policy/generic/policy_dispatcher.go, Dispatch: a policy is evaluated
+    # once per binding of it, so one without a binding never is).
     try:
         k8s_version = normalize_version(version)
     except ValueError as exc:
@@ -185,6 +190,7 @@ def evaluate(
                 check_match,
                 any_namespace_selector_matches,
                 defaulting is not False,
+                bound_only,
             )
     except Exception as exc:  # noqa: BLE001 - the public entry point answers, it does not crash
         return _error_result(
@@ -205,6 +211,7 @@ def _evaluate(
     check_match: bool,
     any_namespace_selector_matches: bool,
     defaulting: bool,
+    bound_only: bool,
 ) -> EvaluationResult:
     prepared = prepare(documents, version, policy, binding)
     request, pruned = decode_custom_objects(request)
@@ -233,6 +240,10 @@ def _evaluate(
         defaulting=defaulting,
     )
     map_pairs, vap_pairs = prepared.map_pairs, prepared.vap_pairs
+    if bound_only:
+        # A pair without bindings is a policy no binding references (prepare.pairs).
+        map_pairs = [pair for pair in map_pairs if pair[1]]
+        vap_pairs = [pair for pair in vap_pairs if pair[1]]
     notes = list(prepared.notes)
     outcomes: list[PolicyOutcome] = []
     if not map_pairs:

@@ -30,7 +30,7 @@ class EvaluationInputs:
     overrides: dict[str, Any] | None = None
     params: Any = MISSING  # MISSING: resolve paramRefs; anything else (even None) is the param
     namespace_object: dict[str, Any] | None = None
-    authorizer: Any = None
+    authorizer: Any = None  # None: one with no mocked decision (every check NoOpinion)
     resources: list[dict[str, Any]] = field(default_factory=list)
     policy: str | None = None
     binding: str | None = None
@@ -53,6 +53,11 @@ def evaluate_inputs(inputs: EvaluationInputs) -> EvaluationResult:
         **{name: getattr(inputs, name) for name in _REQUEST_FIELDS}, version=inputs.version
     )
     options = {name: getattr(inputs, name) for name in _EVALUATE_OPTIONS}
+    if options["authorizer"] is None:
+        # The API server always binds the request's authorizer (policy/validating/validator.go,
+        # Validate: OptionalVariableBindings.Authorizer); with no mocked decision every check is
+        # NoOpinion, as `policyeditor eval` and impact analysis answer it too.
+        options["authorizer"] = mock_authorizer([])
     return evaluate(inputs.documents, request, version=inputs.version, **options)
 
 

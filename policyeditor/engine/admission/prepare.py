@@ -222,3 +222,15 @@ def prepare(
             del _CACHE[next(iter(_CACHE))]  # the oldest entry (the cache is full, so not empty)
         _CACHE[key] = cached
     return cached
+
+
+def unbound_policies(documents: list[Any], version: str) -> list[tuple[str, str]]:
+    """(kind, name) of each policy in `documents` that no binding references."""
+    # The pairs evaluate() leaves out with bound_only: a binding of another kind (a VAP binding
+    # naming a MAP) or of an API version this Kubernetes does not serve binds nothing.
+    prepared = prepare(documents, version)
+    return [
+        (str(policy.get("kind")), name_of(policy))
+        for policy, bindings in (*prepared.map_pairs, *prepared.vap_pairs)
+        if not bindings
+    ]

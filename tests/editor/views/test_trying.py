@@ -119,3 +119,22 @@ def test_the_skip_defaulting_box_evaluates_the_object_as_pasted(alice_client, re
 def test_the_form_offers_the_skip_defaulting_box(alice_client, replica_draft):
     page = alice_client.get(replica_draft.get_absolute_url()).content.decode()
     assert 'name="try_no_defaulting"' in page
+
+
+def test_the_authorizer_is_bound_with_no_mocked_decision_when_none_is_given(
+    alice, alice_client, replica_draft
+):
+    from policyeditor.editor.services import save_draft
+
+    documents = [dict(d) for d in replica_draft.documents]
+    policy = next(d for d in documents if d["kind"] == "ValidatingAdmissionPolicy")
+    check = "authorizer.group('apps').resource('deployments').check('create').allowed()"
+    policy["spec"] = {**policy["spec"], "validations": [{"expression": check}]}
+    save_draft(replica_draft, documents, expected_revision=replica_draft.revision, author=alice)
+    replica_draft.refresh_from_db()
+    html = _try(
+        alice_client, replica_draft, try_object=DEPLOYMENT % 1, try_namespace_object=NAMESPACE
+    ).content.decode()
+    # NoOpinion, as `policyeditor eval` and impact answer: denied, not an unbound variable.
+    assert "denied" in html and "no such attribute" not in html
+    assert f"failed expression: {check}".replace("'", "&#x27;") in html
