@@ -245,6 +245,15 @@ def _run(args: argparse.Namespace, out: TextIO, job: Job, dump: str, used: set[s
         "changed": summary.changed,
         "newDenials": new_denials,
         "namespacesMissing": missing,
+        # Policies no binding references: the cluster ignores them, and so did the evaluation.
+        "unboundPolicies": {
+            "revision": impact.unbound_policies(job.documents, job.version),
+            "baseline": (
+                impact.unbound_policies(job.baseline, job.baseline_version or job.version)
+                if job.baseline
+                else []
+            ),
+        },
         "listed": listed,
     }
     if args.output == "json":
@@ -274,6 +283,10 @@ def to_text(report: dict[str, Any], has_baseline: bool) -> str:
             f"the input ({names}{f', and {more} more' if more > 0 else ''}): namespaceSelectors "
             "see them without labels (pass --namespaces)",
         ]
+    for side, where in (("revision", "the policy files"), ("baseline", "the baseline")):
+        warning = impact.unbound_warning(report["unboundPolicies"][side], where)
+        if warning:
+            lines += ["", f"warning: {warning}"]
     what = "changed against the baseline" if has_baseline else "the policies affect"
     lines += ["", f"{report['newDenials']} newly denied; {report['changed']} objects {what}:"]
     for row in report["listed"]:

@@ -44,6 +44,19 @@ def vap_binding(
     return document("ValidatingAdmissionPolicyBinding", name, body)
 
 
+def bound(*policies: dict, actions: tuple = ("Deny",)) -> list[dict]:
+    """Each policy followed by a binding of it (`<name>-binding`): what a cluster evaluates."""
+    documents = []
+    for policy in policies:
+        name, kind = policy["metadata"]["name"], policy["kind"] + "Binding"
+        spec: dict[str, Any] = {"policyName": name}
+        if kind == "ValidatingAdmissionPolicyBinding":
+            spec["validationActions"] = list(actions)
+        binding = document(kind, f"{name}-binding", spec, api_version=policy["apiVersion"])
+        documents += [policy, binding]
+    return documents
+
+
 def replica_limit(
     limit: int = 5,
     message: str | None = None,

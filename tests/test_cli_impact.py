@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from policyeditor.cli import main
-from tests.builders import replica_limit
+from tests.builders import bound, replica_limit
 from tests.crd_cases import widget, widget_crd
 from tests.engine.impact.helpers import deployment, kubectl_json
 
@@ -31,8 +31,8 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 
 def files(tmp_path, objects):
-    (tmp_path / "new.yaml").write_text(yaml.safe_dump(replica_limit(3)))
-    (tmp_path / "old.yaml").write_text(yaml.safe_dump(replica_limit(5)))
+    (tmp_path / "new.yaml").write_text(yaml.safe_dump_all(bound(replica_limit(3))))
+    (tmp_path / "old.yaml").write_text(yaml.safe_dump_all(bound(replica_limit(5))))
     (tmp_path / "dump.json.gz").write_bytes(gzip.compress(kubectl_json(objects)))
     return str(tmp_path / "new.yaml"), str(tmp_path / "old.yaml"), str(tmp_path / "dump.json.gz")
 
@@ -81,7 +81,7 @@ def labelled_only(tmp_path, failure_policy):
     policy = replica_limit(5, failurePolicy=failure_policy)
     policy["spec"]["validations"][0]["expression"] = "object.metadata.labels['tier'] == 'web'"
     path = tmp_path / f"labels-{failure_policy}.yaml"
-    path.write_text(yaml.safe_dump(policy))
+    path.write_text(yaml.safe_dump_all(bound(policy)))
     return str(path)
 
 
@@ -336,7 +336,7 @@ def test_crds_type_and_default_the_custom_resources_of_the_dump(tmp_path):
         },
     }
     crd = widget_crd({"type": "object", "properties": {"size": {"type": "integer", "default": 3}}})
-    (tmp_path / "policy.yaml").write_text(yaml.safe_dump(policy))
+    (tmp_path / "policy.yaml").write_text(yaml.safe_dump_all(bound(policy)))
     (tmp_path / "crd.yaml").write_text(yaml.safe_dump(crd))
     (tmp_path / "dump.json").write_bytes(
         kubectl_json([{**widget(), "metadata": {"name": "w", "namespace": "default"}}])

@@ -86,10 +86,35 @@ def run_dict(run: ImpactRun) -> dict[str, Any]:
         "evaluated": run.position,
         "percent": run.percent,
         "namespacesMissing": run.missing_namespaces,
+        "unboundPolicies": unbound_policies(run),
         "created": run.created.isoformat(),
         "finished": run.finished.isoformat() if run.finished else None,
         "summary": (run.summary or summarize(run)) if run.state == ImpactRun.State.DONE else None,
     }
+
+
+def unbound_policies(run: ImpactRun) -> dict[str, list[dict[str, str]]]:
+    """The policies of the revision and of the baseline that no binding references."""
+    # Read from the revisions, which never change: the run evaluated these same documents.
+    baseline = run.baseline
+    return {
+        "revision": impact.unbound_policies(
+            run.revision.documents, run.revision.kubernetes_version
+        ),
+        "baseline": (
+            impact.unbound_policies(baseline.documents, baseline.kubernetes_version)
+            if baseline
+            else []
+        ),
+    }
+
+
+def unbound_warnings(run: ImpactRun) -> list[str]:
+    """The run page's warnings of unbound policies (none when every policy is bound)."""
+    unbound = unbound_policies(run)
+    baseline = f"the approved r{run.baseline.number}" if run.baseline else ""
+    sides = (("revision", f"r{run.revision.number}"), ("baseline", baseline))
+    return [w for side, where in sides if (w := impact.unbound_warning(unbound[side], where))]
 
 
 def result_dict(row: ImpactResult) -> dict[str, Any]:

@@ -160,7 +160,9 @@ def try_inputs(run: ImpactRun, position: int, operation: str = "CREATE") -> dict
     data, obj = _chunk_at(run.pk, position)
     name = impact.namespace_of(obj)
     # The dump's final Namespace objects once it was read; the chunk's own while it is read.
-    namespace = ((run.namespaces or {}).get(name) or data.namespaces.get(name)) if name else None
+    found = ((run.namespaces or {}).get(name) or data.namespaces.get(name)) if name else None
+    # With the draft's Namespace of that name applied over it, as the run saw it.
+    namespace = impact.namespace_for(run.revision.documents, name, found) if found else None
     text = dump_documents([obj])
     return {
         **{field: "" for field in (*try_store.TEXT_FIELDS, *try_store.CHECK_FIELDS)},

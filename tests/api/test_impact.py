@@ -7,10 +7,20 @@ import json
 
 import pytest
 
+from tests.builders import bound
 from tests.engine.impact.helpers import deployment, kubectl_json
 from tests.review.impact_worker import work
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def draft(alice):
+    """alice's draft of the example policy and a binding of it: impact ignores unbound ones."""
+    from policyeditor.api.examples import POLICY
+    from policyeditor.editor.services import create_draft
+
+    return create_draft(alice, bound(POLICY), name="replica-limit")
 
 
 @pytest.fixture(autouse=True)
@@ -259,3 +269,18 @@ def test_rows_and_the_report_give_the_api_servers_answer_before_and_after(
     report = api.get(f"/api/v1/impact-runs/{run['id']}/report")
     lines = [json.loads(line) for line in b"".join(report.streaming_content).splitlines()]
     assert lines[1]["CREATE"]["allowed"] is False and lines[1]["CREATE"]["allowedBefore"] is True
+
+
+def test_a_run_names_the_policies_no_binding_references_which_act_on_nothing(api, alice):
+    from policyeditor.api.examples import POLICY
+    from policyeditor.editor.services import create_draft
+
+    lone = create_draft(alice, [POLICY], name="lone")
+    started = start(api, lone, kubectl_json([deployment("big", 9)]))
+    assert started.json()["unboundPolicies"]["revision"] == [
+        {"kind": "ValidatingAdmissionPolicy", "name": POLICY["metadata"]["name"]}
+    ]
+    work()
+    polled = api.get(f"/api/v1/impact-runs/{started.json()['id']}").json()
+    assert polled["unboundPolicies"]["baseline"] == []
+    assert polled["summary"]["CREATE"]["skip"] == 1 and polled["summary"]["CREATE"]["deny"] == 0

@@ -6,6 +6,7 @@ import pytest
 
 from policyeditor.editor.services import create_draft, save_draft
 from policyeditor.review.workflow import approve, assign_team, request_review
+from tests.builders import bound
 from tests.builders import replica_limit as policy
 
 # carol, dave and team-a are tests/conftest.py's; eve and team-b are the teams tests'.
@@ -25,11 +26,22 @@ def draft(alice, team):
     return draft
 
 
-def edit(draft, user, limit: int, note: str = ""):
-    """Save the draft as a new revision with another limit."""
+@pytest.fixture
+def bound_draft(alice, team):
+    """The draft with a binding of its policy: a cluster, and so impact analysis, ignores a policy
+    no binding references."""
+    draft = create_draft(alice, bound(policy(5)), name="replica-limit")
+    assign_team(alice, draft, team)
     draft.refresh_from_db()
+    return draft
+
+
+def edit(draft, user, limit: int, note: str = ""):
+    """Save the draft as a new revision with another limit (its other documents kept)."""
+    draft.refresh_from_db()
+    others = [doc for doc in draft.documents if doc.get("kind") != "ValidatingAdmissionPolicy"]
     return save_draft(
-        draft, [policy(limit)], expected_revision=draft.revision, author=user, note=note
+        draft, [policy(limit), *others], expected_revision=draft.revision, author=user, note=note
     )
 
 

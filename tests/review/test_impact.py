@@ -17,12 +17,19 @@ from policyeditor.review import impact_reader, impact_runs, impact_tasks, workfl
 from policyeditor.review.impact_store import insert_results
 from policyeditor.review.models import ImpactChunk, ImpactResult, ImpactRun
 from policyeditor.review.workflow import NotAllowed, WorkflowError
+from tests.builders import bound
 from tests.builders import replica_limit as policy
 from tests.engine.impact.helpers import deployment, kubectl_json, looping_policy
 from tests.review.conftest import edit
 from tests.review.impact_worker import work
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def draft(bound_draft):
+    """The sample draft with its policy bound: impact analysis ignores an unbound policy."""
+    return bound_draft
 
 
 @pytest.fixture(autouse=True)
@@ -72,7 +79,7 @@ def test_namespace_selectors_see_the_namespaces_of_both_dumps_and_missing_ones_a
     from policyeditor.editor.services import save_draft
 
     draft.refresh_from_db()
-    save_draft(draft, [selective], expected_revision=draft.revision, author=alice)
+    save_draft(draft, bound(selective), expected_revision=draft.revision, author=alice)
     dump = kubectl_list(
         [deployment("p", 9, "prod"), deployment("d", 9, "dev"), deployment("x", 9, "gone")]
     )
@@ -462,7 +469,7 @@ def test_objects_a_policy_loops_on_are_errors_and_the_run_finishes(
     monkeypatch.setattr(engine_gate, "DEFAULT_TIMEOUT", RUNAWAY_DEADLINE)
 
     draft.refresh_from_db()
-    save_draft(draft, [looping_policy(5)], expected_revision=draft.revision, author=alice)
+    save_draft(draft, bound(looping_policy(5)), expected_revision=draft.revision, author=alice)
     objects = [
         deployment("ok", 1),
         deployment("slow-1", 1),
@@ -618,7 +625,7 @@ def test_custom_resources_of_the_dump_are_checked_against_the_teams_crds(alice, 
 
     case = BY_ID["certificate"]
     library.import_crds(team, alice, case.path.read_text())
-    draft = create_draft(alice, [case.vap(case.valid)])
+    draft = create_draft(alice, bound(case.vap(case.valid)))
     DraftWorkflow.objects.create(draft=draft, team=team)
     broken = case.object("broken")
     broken["spec"]["dnsNames"] = "web.example.com"

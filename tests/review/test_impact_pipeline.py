@@ -11,11 +11,18 @@ from policyeditor.editor.services import save_draft
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import impact_reader, impact_runs, impact_tasks, workflow
 from policyeditor.review.models import ImpactChunk, ImpactRun
+from tests.builders import bound
 from tests.builders import replica_limit as policy
 from tests.engine.impact.helpers import deployment
 from tests.review.impact_worker import work
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def draft(bound_draft):
+    """The sample draft with its policy bound: impact analysis ignores an unbound policy."""
+    return bound_draft
 
 
 @pytest.fixture(autouse=True)
@@ -29,7 +36,7 @@ def prod_only(draft, alice):
     selective = policy(5)
     selective["spec"]["matchConstraints"]["namespaceSelector"] = {"matchLabels": {"env": "prod"}}
     draft.refresh_from_db()
-    save_draft(draft, [selective], expected_revision=draft.revision, author=alice)
+    save_draft(draft, bound(selective), expected_revision=draft.revision, author=alice)
     return draft
 
 

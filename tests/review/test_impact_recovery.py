@@ -16,6 +16,12 @@ from tests.review.impact_worker import work
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def draft(bound_draft):
+    """The sample draft with its policy bound: impact analysis ignores an unbound policy."""
+    return bound_draft
+
+
 @pytest.fixture(autouse=True)
 def impact_dir(settings, tmp_path):
     settings.POLICYEDITOR_IMPACT_DIR = str(tmp_path / "impact")

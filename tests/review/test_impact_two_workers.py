@@ -19,6 +19,14 @@ from tests.engine.impact.helpers import deployment
 from tests.review.impact_worker import test_database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def draft(bound_draft):
+    """The sample draft with its policy bound: impact analysis ignores an unbound policy."""
+    return bound_draft
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -16,10 +16,19 @@ from policyeditor.editor.services import save_draft
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review import impact_runs, workflow
 from policyeditor.review.models import ImpactRun
+from tests.builders import bound
 from tests.engine.impact.helpers import deployment, looping_policy
 from tests.review.impact_worker import test_database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def draft(bound_draft):
+    """The sample draft with its policy bound: impact analysis ignores an unbound policy."""
+    return bound_draft
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -28,7 +37,7 @@ def test_objects_a_policy_loops_on_are_errors_the_run_finishes_and_pages_are_ser
 ):
     settings.POLICYEDITOR_IMPACT_DIR = str(tmp_path / "impact")
     draft.refresh_from_db()
-    save_draft(draft, [looping_policy(5)], expected_revision=draft.revision, author=alice)
+    save_draft(draft, bound(looping_policy(5)), expected_revision=draft.revision, author=alice)
     objects = [deployment(f"ok-{i}", i % 8) for i in range(200)]
     objects[50:50] = [deployment("slow-1", 1)]
     objects[150:150] = [deployment("slow-2", 1)]

@@ -1,5 +1,11 @@
 """Impact analysis: stream a cluster dump and evaluate every object through admission, isolated."""
 
+from policyeditor.engine.impact.cluster import (
+    bare_namespace,
+    namespace_for,
+    unbound_policies,
+    unbound_warning,
+)
 from policyeditor.engine.impact.dump import (
     MAX_DUMP_BYTES,
     MAX_OBJECTS,
@@ -65,6 +71,7 @@ __all__ = [
     "acts",
     "affected",
     "allowed",
+    "bare_namespace",
     "changed",
     "compared",
     "denied_newly",
@@ -79,11 +86,14 @@ __all__ = [
     "iter_objects",
     "iter_weighed",
     "label",
+    "namespace_for",
     "namespace_of",
     "namespaces_of",
     "open_dump",
     "pack",
     "pack_batches",
     "param_kinds",
+    "unbound_policies",
+    "unbound_warning",
     "unpack",
 ]

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policyeditor.engine import admission, schemas
+from policyeditor.engine.admission.inputs import mock_authorizer
+from policyeditor.engine.impact.cluster import namespace_for
 from policyeditor.engine.impact.params import ParamIndex, without_drafted
 from policyeditor.engine.isolation import DEFAULT_TIMEOUT, IsolationError, Pending, WorkerPool
 from policyeditor.engine.jsontypes import object_at
@@ -143,7 +145,10 @@ def evaluate_object(
     defaulting: bool = True,
     resources: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
-    """One object through admission; engine failures become an `error` outcome."""
+    """One object through admission as the cluster would answer; failures become an `error`.
+
+    `namespace` is the input's Namespace object of the object's namespace (None: it holds none).
+    """
     try:
         if operation == "CREATE":
             request = admission.AdmissionRequest.build(object=obj, version=version)
@@ -153,9 +158,14 @@ def evaluate_object(
             documents,
             request,
             version=version,
-            namespace_object=namespace,
+            namespace_object=namespace_for(documents, namespace_of(obj), namespace),
+            # Bound for every validation and mutation (cel/library authz): with no rules, the
+            # authorizer `policyeditor eval` binds by default, so both agree on an object.
+            authorizer=mock_authorizer([]),
             defaulting=defaulting,
             resources=resources,
+            # The cluster ignores a policy no binding references (policy_dispatcher.go).
+            bound_only=True,
         )
     except Exception as error:  # noqa: BLE001 - one odd object must not stop the run
         # Fail closed: nothing shows the API server would have admitted the request.

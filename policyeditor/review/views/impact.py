@@ -27,7 +27,7 @@ from policyeditor.editor.views.editing import TRY_INPUTS_SESSION_KEY
 from policyeditor.engine import impact
 from policyeditor.review import impact_runs
 from policyeditor.review.forms import LIMIT_MIB, ImpactRunForm
-from policyeditor.review.impact_report import report_lines
+from policyeditor.review.impact_report import report_lines, unbound_warnings
 from policyeditor.review.impact_store import try_inputs
 from policyeditor.review.models import ImpactRun
 from policyeditor.review.permissions import can_cancel_impact, can_start_impact
@@ -149,6 +149,7 @@ def impact_run(request: HtmxHttpRequest, pk: int, run_id: int) -> HttpResponse:
         "draft": run.draft,
         "can_cancel": can_cancel_impact(request.user, run),
         "can_start": can_start_impact(request.user, run.draft),
+        "unbound": unbound_warnings(run),
     }
     # A cancelled run shows the rows it stored before it stopped, marked as partial.
     if run.state in (ImpactRun.State.DONE, ImpactRun.State.CANCELLED):

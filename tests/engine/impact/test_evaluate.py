@@ -17,7 +17,7 @@ from policyeditor.engine.impact import (
     unpack,
 )
 from policyeditor.engine.isolation import WorkerPool
-from tests.builders import replica_limit
+from tests.builders import bound, replica_limit
 from tests.engine.impact.helpers import RUNAWAY_DEADLINE, deployment, looping_policy
 
 
@@ -27,7 +27,7 @@ def namespace(name: str, **labels: str) -> dict:
 
 def test_each_object_gets_create_and_update_outcomes_and_the_summary_counts_them():
     objects = [deployment("small", 2), deployment("big", 9), namespace("default")]
-    rows = list(evaluate_stream(Job([replica_limit(5)], "1.34"), objects, pool=None))
+    rows = list(evaluate_stream(Job(bound(replica_limit(5)), "1.34"), objects, pool=None))
     by_name = {row["name"]: row for row in rows}
     assert by_name["small"]["CREATE"]["result"] == "allow"
     assert by_name["big"]["UPDATE"]["result"] == "deny"
@@ -60,19 +60,21 @@ def labelled_only(failure_policy: str) -> dict:
 
 def test_an_error_under_failure_policy_fail_is_not_allowed_and_is_a_new_denial():
     rows = list(
-        evaluate_stream(Job([labelled_only("Fail")], "1.34"), [deployment("d", 1)], pool=None)
+        evaluate_stream(Job(bound(labelled_only("Fail")), "1.34"), [deployment("d", 1)], pool=None)
     )
     assert rows[0]["CREATE"]["result"] == "error"
     assert rows[0]["CREATE"]["allowed"] is False
     assert denied_newly(rows[0])  # no baseline: "no policy" allowed it
-    job = Job([labelled_only("Fail")], "1.34", baseline=[replica_limit(5)])
+    job = Job(bound(labelled_only("Fail")), "1.34", baseline=bound(replica_limit(5)))
     rows = list(evaluate_stream(job, [deployment("d", 1)], pool=None))
     assert denied_newly(rows[0]) and changed(rows[0])
 
 
 def test_an_error_under_failure_policy_ignore_is_allowed_and_no_denial():
     rows = list(
-        evaluate_stream(Job([labelled_only("Ignore")], "1.34"), [deployment("d", 1)], pool=None)
+        evaluate_stream(
+            Job(bound(labelled_only("Ignore")), "1.34"), [deployment("d", 1)], pool=None
+        )
     )
     assert rows[0]["CREATE"]["result"] == "error"
     assert rows[0]["CREATE"]["allowed"] is True
@@ -81,7 +83,7 @@ def test_an_error_under_failure_policy_ignore_is_allowed_and_no_denial():
 
 
 def test_the_same_error_result_with_another_failure_policy_is_a_change():
-    job = Job([labelled_only("Fail")], "1.34", baseline=[labelled_only("Ignore")])
+    job = Job(bound(labelled_only("Fail")), "1.34", baseline=bound(labelled_only("Ignore")))
     rows = list(evaluate_stream(job, [deployment("d", 1)], pool=None))
     assert rows[0]["CREATE"]["result"] == rows[0]["CREATE_before"]["result"] == "error"
     assert changed(rows[0]) and denied_newly(rows[0])
@@ -103,7 +105,7 @@ def test_rows_without_allowed_are_read_from_their_result_failing_closed():
 def test_without_a_baseline_the_summary_counts_as_changed_what_the_policies_act_on():
     rows = list(
         evaluate_stream(
-            Job([replica_limit(5)], "1.34"),
+            Job(bound(replica_limit(5)), "1.34"),
             [deployment("small", 2), deployment("big", 9), namespace("default")],
             pool=None,
         )
@@ -116,7 +118,7 @@ def test_without_a_baseline_the_summary_counts_as_changed_what_the_policies_act_
 
 
 def test_outcomes_are_compared_with_the_baseline():
-    job = Job([replica_limit(3)], "1.34", baseline=[replica_limit(5)])
+    job = Job(bound(replica_limit(3)), "1.34", baseline=bound(replica_limit(5)))
     rows = list(
         evaluate_stream(job, [deployment(f"d{i}", i) for i in range(7)], pool=None, batch=2)
     )
@@ -128,7 +130,7 @@ def test_namespace_selectors_see_the_namespaces_given_to_the_job():
     selective = replica_limit(5)
     selective["spec"]["matchConstraints"]["namespaceSelector"] = {"matchLabels": {"env": "prod"}}
     job = Job(
-        [selective],
+        bound(selective),
         "1.34",
         namespaces={"prod": namespace("prod", env="prod"), "dev": namespace("dev")},
     )
@@ -154,7 +156,7 @@ def test_objects_that_make_a_policy_run_away_become_errors_and_the_others_get_th
     ]
     rows = list(
         evaluate_stream(
-            Job([looping_policy(5)], "1.34"),
+            Job(bound(looping_policy(5)), "1.34"),
             objects,
             pool=pool,
             batch=4,
@@ -172,14 +174,14 @@ def test_an_object_only_the_revision_runs_away_on_is_a_new_denial_and_one_both_d
 
     objects = [deployment("slow-1", 2), deployment("ok", 2)]
     # The baseline allows what the revision runs away on: the revision is what changed.
-    job = Job([looping_policy(5)], "1.34", [replica_limit(5)])
+    job = Job(bound(looping_policy(5)), "1.34", bound(replica_limit(5)))
     rows = list(evaluate_stream(job, objects, pool=pool, batch=2, object_seconds=RUNAWAY_DEADLINE))
     slow, ok = rows
     assert slow["CREATE"]["result"] == "error" and "time limit" in slow["CREATE"]["message"]
     assert slow["CREATE_before"]["result"] == "allow" and denied_newly(slow)
     assert ok["CREATE"]["result"] == ok["CREATE_before"]["result"] == "allow"
     # Both run away: the same stopped evaluation before and after, no new denial.
-    both = Job([looping_policy(5)], "1.34", [looping_policy(6)])
+    both = Job(bound(looping_policy(5)), "1.34", bound(looping_policy(6)))
     (slow,) = evaluate_stream(both, objects[:1], pool=pool, object_seconds=RUNAWAY_DEADLINE)
     assert slow["CREATE"]["result"] == slow["CREATE_before"]["result"] == "error"
     assert not denied_newly(slow)
@@ -189,7 +191,7 @@ def test_past_the_budget_every_remaining_object_is_an_error(pool):
     objects = [deployment("slow-1", 2), deployment("ok", 2), deployment("ok-2", 2)]
     rows = list(
         evaluate_stream(
-            Job([looping_policy(5)], "1.34"),
+            Job(bound(looping_policy(5)), "1.34"),
             objects,
             pool=pool,
             batch=1,
@@ -204,7 +206,9 @@ def test_past_the_budget_every_remaining_object_is_an_error(pool):
 def test_parallel_batches_keep_the_order_of_the_objects(pool):
     objects = [deployment(f"d{i}", i % 8) for i in range(40)]
     rows = list(
-        evaluate_stream(Job([replica_limit(5)], "1.34"), objects, pool=pool, parallel=2, batch=7)
+        evaluate_stream(
+            Job(bound(replica_limit(5)), "1.34"), objects, pool=pool, parallel=2, batch=7
+        )
     )
     assert [r["name"] for r in rows] == [f"d{i}" for i in range(40)]
     assert sum(r["CREATE"]["result"] == "deny" for r in rows) == 10

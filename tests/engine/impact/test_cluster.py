@@ -1,0 +1,207 @@
+"""Impact answers as the cluster would: bound policies only, the authorizer bound, namespaces that
+exist, and mutations and audit annotations compared with the baseline."""
+
+from __future__ import annotations
+
+import copy
+
+from policyeditor.engine import admission
+from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs
+from policyeditor.engine.impact import (
+    Job,
+    changed,
+    denied_newly,
+    evaluate_object,
+    evaluate_stream,
+    namespace_for,
+    unbound_policies,
+    unbound_warning,
+)
+from tests.builders import bound, document, namespace, replica_limit, rules, vap_binding
+from tests.engine.impact.helpers import deployment
+from tests.vectors import load_vectors
+
+VERSION = "1.37"
+
+
+def rows(job: Job, objects: list[dict]) -> list[dict]:
+    """The rows of `objects`, evaluated in this process."""
+    return list(evaluate_stream(job, objects, pool=None))
+
+
+def outcomes(job: Job, objects: list[dict]) -> dict[str, str]:
+    """name -> the CREATE result of each object."""
+    return {row["name"]: row["CREATE"]["result"] for row in rows(job, objects)}
+
+
+# ---------------------------------------------------------------- unbound policies
+
+
+def test_a_policy_no_binding_references_acts_on_no_object_as_in_a_cluster():
+    row = rows(Job([replica_limit(3)], VERSION), [deployment("web", 4)])[0]
+    assert row["CREATE"]["result"] == row["UPDATE"]["result"] == "skip"
+    assert not denied_newly(row)
+    # eval and Try it keep their contract: a lone policy is evaluated as if bound.
+    request = admission.AdmissionRequest.build(object=deployment("web", 4), version=VERSION)
+    assert admission.evaluate([replica_limit(3)], request, version=VERSION).result == "deny"
+
+
+def test_the_same_policy_with_a_binding_denies_the_object():
+    job = Job(bound(replica_limit(3)), VERSION)
+    assert outcomes(job, [deployment("web", 4)]) == {"web": "deny"}
+
+
+def test_an_unbound_policy_in_the_baseline_does_not_hide_a_new_denial():
+    job = Job(bound(replica_limit(3)), VERSION, baseline=[replica_limit(3)])
+    row = rows(job, [deployment("web", 4)])[0]
+    assert row["CREATE_before"]["result"] == "skip"
+    assert denied_newly(row) and changed(row)
+
+
+def test_only_a_binding_of_the_policys_own_kind_and_a_served_version_binds_it():
+    alpha = "admissionregistration.k8s.io/v1alpha1"
+    mutating = document(
+        "MutatingAdmissionPolicy", "m", {"matchConstraints": rules()}, api_version=alpha
+    )
+    mutating_binding = document("MutatingAdmissionPolicyBinding", "m-binding", {"policyName": "m"})
+    documents = [
+        *bound(replica_limit(3, name="bound")),
+        replica_limit(3, name="lone"),
+        vap_binding("wrong-kind", "m"),  # a VAP binding does not bind a MAP of that name
+        mutating,
+        mutating_binding,  # admissionregistration v1: served for MAP bindings from 1.36
+    ]
+    assert unbound_policies(documents, "1.37") == [
+        {"kind": "ValidatingAdmissionPolicy", "name": "lone"},
+    ]
+    assert unbound_policies(documents, "1.34") == [
+        {"kind": "MutatingAdmissionPolicy", "name": "m"},
+        {"kind": "ValidatingAdmissionPolicy", "name": "lone"},
+    ]
+
+
+def test_the_warning_names_each_unbound_policy_and_how_to_bind_it():
+    one = unbound_warning([{"kind": "ValidatingAdmissionPolicy", "name": "limit"}], "r2")
+    assert one == (
+        "ValidatingAdmissionPolicy 'limit' has no binding in r2: a cluster ignores a policy no "
+        "binding references, and so did this analysis (bind it with a "
+        "ValidatingAdmissionPolicyBinding whose policyName is 'limit')"
+    )
+    two = [
+        {"kind": "ValidatingAdmissionPolicy", "name": "a"},
+        {"kind": "MutatingAdmissionPolicy", "name": "b"},
+    ]
+    assert unbound_warning(two, "r2").startswith(
+        "ValidatingAdmissionPolicy 'a', MutatingAdmissionPolicy 'b' have no binding in r2"
+    )
+    assert unbound_warning([], "r2") == ""
+
+
+# ---------------------------------------------------------------- the authorizer
+
+
+def authorizer_vector() -> dict:
+    """Kubernetes' vector: a check the authorizer has no opinion on is not allowed."""
+    return next(
+        record
+        for record in load_vectors("cel.jsonl")
+        if record.get("source", {}).get("test") == "TestCondition/test authorizer error"
+        and record["expr"].endswith(".allowed()")
+    )
+
+
+def authorizing_policy(expression: str) -> list[dict]:
+    """A bound policy on deployments that admits what `expression` allows."""
+    policy = replica_limit(5, message="not authorized")
+    policy["spec"]["validations"][0]["expression"] = expression
+    return bound(policy)
+
+
+def test_the_authorizer_is_bound_and_answers_no_opinion_as_eval_does():
+    vector = authorizer_vector()
+    assert vector["vars"]["authorizer"]["decision"] == "NoOpinion"
+    assert vector["expect"] is False
+    documents = authorizing_policy(vector["expr"])
+    obj = deployment("web", 1)
+    row = rows(Job(documents, VERSION), [obj])[0]
+    # The vector's false: the validation fails, it does not error on an unbound authorizer.
+    assert row["CREATE"]["result"] == "deny", row["CREATE"]["message"]
+    assert "not authorized" in row["CREATE"]["message"]
+    # What `policyeditor eval` answers on the same object (its authorizer: no mocked decision).
+    evaluated = evaluate_inputs(EvaluationInputs(documents, VERSION, object=copy.deepcopy(obj)))
+    assert (evaluated.result, evaluated.allowed) == ("deny", row["CREATE"]["allowed"])
+    assert evaluated.message == row["CREATE"]["message"]
+
+
+def test_the_request_resource_check_is_bound_too():
+    documents = authorizing_policy("!authorizer.requestResource.check('create').allowed()")
+    assert outcomes(Job(documents, VERSION), [deployment("web", 1)]) == {"web": "allow"}
+
+
+# ---------------------------------------------------------------- namespaces
+
+
+def selective(**labels: str) -> dict:
+    """replica_limit(3) on the namespaces with these labels."""
+    policy = replica_limit(3)
+    policy["spec"]["matchConstraints"]["namespaceSelector"] = {"matchLabels": labels}
+    return policy
+
+
+def test_a_namespace_document_in_the_draft_does_not_turn_missing_namespaces_into_rejections():
+    params = namespace("policy-params", limit="3")
+    objects = [deployment("p", 4, "prod"), deployment("d", 1, "dev")]
+    with_document = rows(Job([*bound(replica_limit(3)), params], VERSION), objects)
+    without = rows(Job(bound(replica_limit(3)), VERSION), objects)
+    assert {r["name"]: r["CREATE"]["result"] for r in with_document} == {"p": "deny", "d": "allow"}
+    for row, alone in zip(with_document, without, strict=True):
+        assert row["CREATE"] == alone["CREATE"] and row["UPDATE"] == alone["UPDATE"]
+        assert "not found" not in row["CREATE"]["message"]
+
+
+def test_a_missing_namespace_stands_in_with_its_name_label_whatever_the_documents():
+    policy = replica_limit(3)
+    policy["spec"]["matchConstraints"]["namespaceSelector"] = {
+        "matchLabels": {"kubernetes.io/metadata.name": "prod"}
+    }
+    job = Job([*bound(policy), namespace("elsewhere")], VERSION, defaulting=False)
+    objects = [deployment("p", 4, "prod"), deployment("d", 4, "dev")]
+    assert outcomes(job, objects) == {"p": "deny", "d": "skip"}
+
+
+def test_the_drafts_namespace_is_applied_over_the_dumps_keeping_its_other_labels():
+    documents = [*bound(selective(env="prod", team="a")), namespace("prod", env="prod")]
+    job = Job(documents, VERSION, namespaces={"prod": namespace("prod", team="a", env="test")})
+    # The dump's team label stays, the draft's env replaces the dump's: the selector matches.
+    assert outcomes(job, [deployment("p", 4, "prod")]) == {"p": "deny"}
+    # The baseline, without that document, sees the namespace as the dump holds it.
+    job.baseline = bound(selective(env="prod", team="a"))
+    row = rows(job, [deployment("p", 4, "prod")])[0]
+    assert row["CREATE_before"]["result"] == "skip" and denied_newly(row)
+
+
+def test_namespace_for_applies_labels_and_annotations_and_leaves_its_inputs_alone():
+    live = namespace("prod", team="a", env="test")
+    live["metadata"]["annotations"] = {"owner": "ops"}
+    drafted = namespace("prod", env="prod")
+    drafted["metadata"]["annotations"] = {"note": "x"}
+    before = copy.deepcopy((live, drafted))
+    found = namespace_for([drafted, namespace("other", env="x")], "prod", live)
+    assert found is not None
+    assert found["metadata"]["labels"] == {"team": "a", "env": "prod"}
+    assert found["metadata"]["annotations"] == {"owner": "ops", "note": "x"}
+    assert (live, drafted) == before
+    assert namespace_for([drafted], "", live) is None
+    assert namespace_for([], "dev", None) == {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "dev", "labels": {"kubernetes.io/metadata.name": "dev"}},
+    }
+
+
+def test_an_object_evaluated_alone_finds_its_namespace_as_a_row_does():
+    documents = [*bound(replica_limit(3)), namespace("policy-params")]
+    outcome = evaluate_object(
+        documents, deployment("p", 4, "prod"), "CREATE", version=VERSION, namespace=None
+    )
+    assert outcome["result"] == "deny" and outcome["allowed"] is False
