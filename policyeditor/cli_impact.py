@@ -314,17 +314,18 @@ def _changes(row: dict[str, Any]) -> list[str]:
             if not impact.acts(after):
                 continue
             before = {"result": "allow"}  # no baseline: "no policy", which allows
-        elif (_label(before), before.get("mutated"), before.get("audit")) == (
-            _label(after),
-            after.get("mutated"),
-            after.get("audit"),
-        ):
+        elif not impact.differs(before, after):
             continue
         part = f"{op} {_label(before)} -> {_label(after)}"
         if after.get("mutated"):
             part += " (mutated)"
-        if after.get("audit"):
-            part += f" ({after['audit']} audit annotations)"
+        elif before.get("mutated"):
+            part += " (no longer mutated)"
+        audit, was = int(after.get("audit", 0)), int(before.get("audit", 0))
+        if audit != was and was:
+            part += f" ({audit} audit annotations, {was} before)"
+        elif audit:
+            part += f" ({audit} audit annotations)"
         parts.append(part)
     return parts
 

@@ -6,7 +6,7 @@ import json
 
 import yaml
 
-from tests.builders import bound, namespace, replica_limit
+from tests.builders import bound, document, namespace, replica_limit, rules
 from tests.engine.impact.helpers import deployment, kubectl_json
 from tests.test_cli_impact import run
 
@@ -84,3 +84,28 @@ def test_a_namespace_document_among_the_policies_leaves_the_objects_namespaces_s
     assert report["counts"]["CREATE"]["deny"] == 1 and report["counts"]["CREATE"]["allow"] == 1
     assert report["counts"]["CREATE"]["error"] == 0
     assert all("not found" not in row["CREATE"]["message"] for row in report["listed"])
+
+
+def test_new_mutations_are_changes_against_the_baseline(tmp_path):
+    mutation = {
+        "patchType": "ApplyConfiguration",
+        "applyConfiguration": {
+            "expression": 'Object{metadata: Object.metadata{labels: {"checked": "yes"}}}'
+        },
+    }
+    spec = {"matchConstraints": rules(), "mutations": [mutation], "reinvocationPolicy": "Never"}
+    labelling = document("MutatingAdmissionPolicy", "label", spec)
+    new = write(tmp_path, "new.yaml", [*bound(replica_limit(5)), *bound(labelling)])
+    old = write(tmp_path, "old.yaml", bound(replica_limit(5)))
+    objects = dump(tmp_path, [deployment("a", 1), deployment("b", 2)])
+    code, out, _ = run("impact", new, "--baseline", old, "--dump", objects, "-j", "1")
+    assert code == 0
+    assert "0 newly denied; 2 objects changed against the baseline:" in out
+    assert (
+        "Deployment default/a: CREATE allow -> allow (mutated), UPDATE allow -> allow (mutated)"
+        in out
+    )
+    # The other way round: the revision no longer mutates them.
+    code, out, _ = run("impact", old, "--baseline", new, "--dump", objects, "-j", "1")
+    assert "2 objects changed against the baseline:" in out
+    assert "CREATE allow -> allow (no longer mutated)" in out

@@ -9,7 +9,7 @@ from policyeditor.editor.services import create_draft, save_draft
 from policyeditor.review import impact_runs, workflow
 from policyeditor.review.impact_report import run_dict
 from policyeditor.review.models import ImpactRun
-from tests.builders import bound, namespace, replica_limit
+from tests.builders import bound, document, namespace, replica_limit, rules
 from tests.engine.impact.helpers import deployment, kubectl_json
 from tests.review.impact_worker import work
 from tests.review.test_impact_try import BINDING, POLICY, try_it
@@ -76,6 +76,26 @@ def test_an_unbound_policy_in_the_approved_revision_does_not_hide_new_denials(
     client.force_login(alice)
     html = client.get(run.get_absolute_url()).content.decode()
     assert f"{UNBOUND} the approved r1" in html
+
+
+def test_rows_the_revision_newly_mutates_are_stored_as_changed(draft, alice, bob):
+    mutation = {
+        "patchType": "ApplyConfiguration",
+        "applyConfiguration": {
+            "expression": 'Object{metadata: Object.metadata{labels: {"checked": "yes"}}}'
+        },
+    }
+    spec = {"matchConstraints": rules(), "mutations": [mutation], "reinvocationPolicy": "Never"}
+    labelling = document("MutatingAdmissionPolicy", "label", spec)
+    save(draft, alice, bound(replica_limit(5)))
+    workflow.request_review(alice, draft)
+    workflow.approve(bob, draft, revision_number=2)
+    save(draft, alice, [*bound(replica_limit(5)), *bound(labelling)])
+    run = finished(alice, draft, [deployment("a", 1), deployment("b", 2)])
+    assert run.baseline.number == 2
+    assert all(r.create_mutated and r.create_result == r.create_before for r in run.results.all())
+    assert [r.name for r in impact_runs.filter_results(run, only_changed=True)] == ["a", "b"]
+    assert run.summary["changed"] == 2
 
 
 def test_a_drafts_namespace_leaves_missing_namespaces_standing_and_applies_over_the_dumps(

@@ -49,6 +49,7 @@ from policyeditor.engine.impact.report import (
     changed,
     compared,
     denied_newly,
+    differs,
     has_baseline,
     label,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "changed",
     "compared",
     "denied_newly",
+    "differs",
     "evaluate_batch",
     "evaluate_object",
     "evaluate_packed",

@@ -29,16 +29,21 @@ def label(result: str, allowed: bool | None) -> str:
     return "error (admitted)" if allowed else "error (rejected)"
 
 
+def differs(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """Whether two outcomes of one request differ: result, answer, mutation or audit annotations."""
+    # A new mutation or audit annotation changes what the cluster stores or records even when
+    # the request is admitted either way, as acting on a request does without a baseline (acts).
+    return (
+        before["result"] != after["result"]
+        or allowed(before) != allowed(after)
+        or bool(before.get("mutated")) != bool(after.get("mutated"))
+        or int(before.get("audit", 0)) != int(after.get("audit", 0))
+    )
+
+
 def changed(row: dict[str, Any]) -> bool:
     """Whether the revision's outcome differs from the baseline's for any operation."""
-    return any(
-        f"{op}_before" in row
-        and (
-            row[f"{op}_before"]["result"] != row[op]["result"]
-            or allowed(row[f"{op}_before"]) != allowed(row[op])
-        )
-        for op in OPERATIONS
-    )
+    return any(f"{op}_before" in row and differs(row[f"{op}_before"], row[op]) for op in OPERATIONS)
 
 
 def acts(outcome: dict[str, Any]) -> bool:

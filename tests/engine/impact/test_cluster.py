@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from policyeditor.engine import admission
 from policyeditor.engine.admission.inputs import EvaluationInputs, evaluate_inputs
 from policyeditor.engine.impact import (
     Job,
+    Summary,
     changed,
     denied_newly,
     evaluate_object,
@@ -205,3 +208,67 @@ def test_an_object_evaluated_alone_finds_its_namespace_as_a_row_does():
         documents, deployment("p", 4, "prod"), "CREATE", version=VERSION, namespace=None
     )
     assert outcome["result"] == "deny" and outcome["allowed"] is False
+
+
+# ---------------------------------------------------------------- mutations and audit annotations
+
+
+def labelling(name: str = "label") -> list[dict]:
+    """A bound MAP that labels every deployment."""
+    mutation = {
+        "patchType": "ApplyConfiguration",
+        "applyConfiguration": {
+            "expression": 'Object{metadata: Object.metadata{labels: {"checked": "yes"}}}'
+        },
+    }
+    spec = {"matchConstraints": rules(), "mutations": [mutation], "reinvocationPolicy": "Never"}
+    return bound(document("MutatingAdmissionPolicy", name, spec))
+
+
+def auditing(values: int) -> list[dict]:
+    """replica_limit(5) writing `values` audit annotations."""
+    policy = replica_limit(5)
+    policy["spec"]["auditAnnotations"] = [
+        {"key": f"k{i}", "valueExpression": "'v'"} for i in range(values)
+    ]
+    return bound(policy)
+
+
+def test_a_revision_that_newly_mutates_objects_changes_them_against_the_baseline():
+    objects = [deployment("a", 1), deployment("b", 2)]
+    job = Job([*bound(replica_limit(5)), *labelling()], VERSION, baseline=bound(replica_limit(5)))
+    found = rows(job, objects)
+    assert all(r["CREATE"]["mutated"] and not r["CREATE_before"]["mutated"] for r in found)
+    assert all(r["CREATE"]["result"] == r["CREATE_before"]["result"] for r in found)
+    summary = Summary()
+    for row in found:
+        summary.add(row)
+    assert summary.changed == 2 and summary.denied_newly == 0
+    # The baseline that already mutated them: nothing changed.
+    job.baseline = job.documents
+    assert not any(changed(r) for r in rows(job, objects))
+
+
+def test_new_audit_annotations_change_an_object_against_the_baseline():
+    job = Job(auditing(2), VERSION, baseline=auditing(1))
+    row = rows(job, [deployment("a", 1)])[0]
+    assert (row["CREATE"]["audit"], row["CREATE_before"]["audit"]) == (2, 1)
+    assert changed(row) and not denied_newly(row)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        ({"mutated": False, "audit": 0}, {"mutated": False, "audit": 0}, False),
+        ({"mutated": False, "audit": 0}, {"mutated": True, "audit": 0}, True),
+        ({"mutated": True, "audit": 0}, {"mutated": False, "audit": 0}, True),
+        ({"mutated": False, "audit": 1}, {"mutated": False, "audit": 2}, True),
+        ({"mutated": False}, {"mutated": False, "audit": 0}, False),
+    ],
+)
+def test_changed_compares_mutation_and_audit_annotation_count(before, after, expected):
+    row = {op: {"result": "allow", "allowed": True, **after} for op in ("CREATE", "UPDATE")} | {
+        f"{op}_before": {"result": "allow", "allowed": True, **before}
+        for op in ("CREATE", "UPDATE")
+    }
+    assert changed(row) is expected
