@@ -38,17 +38,15 @@ def _is_namespace(doc: Any) -> bool:
 def namespace_for(
     documents: list[dict[str, Any]], name: str, found: dict[str, Any] | None
 ) -> dict[str, Any] | None:
-    """The Namespace admission finds for an object in namespace `name` ("": none, cluster-scoped).
-
-    `found` is the dump's (or --namespaces') Namespace of that name, None when the input holds
-    none: then a bare one stands in, for the namespace exists in the cluster the object is in.
-    A Namespace of that name among `documents` (the draft, which its author applies) is applied
-    over it: its labels and annotations are added, replacing the values of the same keys, as
-    `kubectl apply` leaves a live object's other labels in place.
-    """
+    """The Namespace admission finds for an object in namespace `name` ("": cluster-scoped)."""
     if not name:
         return None
+    # `found` is the dump's (or --namespaces') Namespace of that name, None when the input holds
+    # none: then a bare one stands in, for the namespace exists in the cluster the object is in.
     namespace = found if isinstance(found, dict) else bare_namespace(name)
+    # A Namespace of that name among `documents` (the draft, which its author applies) goes over
+    # it: its labels and annotations are added, replacing the values of the same keys, as
+    # `kubectl apply` leaves a live object's other labels in place.
     for doc in documents:
         if _is_namespace(doc) and name_of(doc) == name:
             namespace = _applied(namespace, doc)

@@ -145,10 +145,8 @@ def evaluate_object(
     defaulting: bool = True,
     resources: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
-    """One object through admission as the cluster would answer; failures become an `error`.
-
-    `namespace` is the input's Namespace object of the object's namespace (None: it holds none).
-    """
+    """One object through admission as the cluster would answer; failures become an `error`."""
+    # `namespace`: the input's Namespace object of the object's namespace (None: it holds none).
     try:
         if operation == "CREATE":
             request = admission.AdmissionRequest.build(object=obj, version=version)
