@@ -22,3 +22,11 @@ class FieldError:
 
 class InputError(ValueError):
     """Input that cannot be read at all (bad YAML, too large, wrong shape); the message says why."""
+
+
+class MemoryExhausted(BaseException):
+    """An allocation failed during an evaluation: the whole call stops, as at the deadline."""
+
+    # A BaseException, as KeyboardInterrupt is: the engine's `except Exception` guards (meant for
+    # bugs and odd input) must not turn it into an expression error that a failurePolicy Ignore
+    # would then admit. The worker loop, in-process callers and the CLI catch it by name.

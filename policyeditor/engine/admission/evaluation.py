@@ -38,6 +38,7 @@ from policyeditor.engine.admission.request import AdmissionRequest
 from policyeditor.engine.admission.result import EvaluationResult, PolicyOutcome, Step, worst
 from policyeditor.engine.admission.validating import policy as validating
 from policyeditor.engine.defaulting import default_object
+from policyeditor.engine.errors import MemoryExhausted
 from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.versions import DEFAULT_VERSION, normalize_version
 
@@ -156,7 +157,7 @@ def evaluate(
     defaulting: bool = True,
     bound_only: bool = False,
 ) -> EvaluationResult:
-    """Evaluate the policies in `documents` for `request` as kube-apiserver would; never raises."""
+    """Evaluate `documents` for `request` as kube-apiserver would; raises only MemoryExhausted."""
     # documents: any mix of VAP/MAP/bindings and other objects (param objects, namespaces). A
     # policy without a binding is evaluated alone as if bound with validationActions [Deny] (MAP:
     # as if bound, no params unless `params` is given). `params` (an inline param object) replaces
@@ -192,6 +193,9 @@ def evaluate(
                 defaulting is not False,
                 bound_only,
             )
+    except MemoryError as exc:
+        # Out of memory outside CEL as well: the call stops (errors.MemoryExhausted), no decision.
+        raise MemoryExhausted from exc
     except Exception as exc:  # noqa: BLE001 - the public entry point answers, it does not crash
         return _error_result(
             f"internal error while evaluating: {type(exc).__name__}: {exc}", request

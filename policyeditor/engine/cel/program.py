@@ -10,7 +10,7 @@ from policyeditor.engine.cel.cost import PER_CALL_LIMIT
 from policyeditor.engine.cel.issues import CelIssue
 from policyeditor.engine.cel.issues import translate_runtime_message as _translate
 from policyeditor.engine.cel.model import CompileResult, Context, EvalResult
-from policyeditor.engine.cel.runtime import selects
+from policyeditor.engine.cel.runtime import memory, selects
 from policyeditor.engine.cel.runtime.activation import Activation, EngineCache
 from policyeditor.engine.cel.runtime.functions import holder_name, strip_markers
 from policyeditor.engine.cel.runtime.state import CURRENT, CostBudget, CostExceeded, EvalState
@@ -208,7 +208,8 @@ class Program:
                 if type(raw) is str:
                     is_error = value.type() == _ERROR
             retry = is_error and "out of range for" in str(value.value())
-        except Exception:  # noqa: BLE001 - conversion failures of odd input: retry sanitized
+        except Exception as exc:  # noqa: BLE001 - conversion failures of odd input: retry sanitized
+            memory.stop_if_exhausted(exc, state)  # not retried: it would run out again
             retry = True
         if retry:
             failed, value = self._run_sanitized(activation, state, with_authorizer)
@@ -220,14 +221,19 @@ class Program:
             if rerun is not None:
                 value = rerun
                 is_error, raw = _inspect(value)
+        if state.out_of_memory:
+            memory.stop(state)
         if state.exceeded:
             return False, state.exceeded
         if is_error:
             # cel-expr-python also labels values it cannot name (optionals) ERROR.
             try:
-                return False, _translate(str(value.value()))
+                text = str(value.value())
+                message = _translate(text)
             except Exception:  # noqa: BLE001
                 return True, None
+            memory.stop_if_exhausted(text, state)
+            return False, message
         plain: Any  # any CEL value in its plain Python form
         if raw is True or raw is False:
             plain = raw
@@ -285,7 +291,8 @@ class Program:
             return self._select_expression.eval(activation=engine_activation)
         except CostExceeded:
             return None
-        except Exception:  # noqa: BLE001 - keep the engine's own error
+        except Exception as exc:  # noqa: BLE001 - keep the engine's own error
+            memory.stop_if_exhausted(exc, state)
             return None
         finally:
             CURRENT.reset(token)
@@ -326,6 +333,7 @@ class Program:
         try:
             return None, self._expression.eval(data=data)
         except Exception as exc:  # noqa: BLE001 - unconvertible input is a runtime error
+            memory.stop_if_exhausted(exc, state)
             if "Iteration budget exceeded" in str(exc):
                 return ENGINE_ITERATION_MESSAGE, None
             return f"invalid input: {exc}", None
@@ -353,6 +361,7 @@ class Program:
         try:
             ok, value = self.run(activation, state)
         except Exception as exc:  # noqa: BLE001 - never let an engine or library bug escape
+            memory.stop_if_exhausted(exc, state)
             ok, value = False, f"internal error while evaluating: {exc}"
         finally:
             if token is not None:

@@ -6,6 +6,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from policyeditor.engine.cel.runtime.memory import note
+
 # cel-expr-python turns an exception raised in a Python implementation into a CEL error value whose
 # text is "<STATUS>: <str(exc)>" (a LibraryError reads "UNKNOWN: <message>"). cel-core strips this
 # prefix (strip_status) when translating runtime errors, so the rest reads as Kubernetes'.
@@ -41,6 +43,11 @@ def guarded(function: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return function(*args)
         except LibraryError:
+            raise
+        except MemoryError:
+            # Not an overload error: the evaluation stops (runtime/memory.py), so mark it and
+            # let the engine report the status of a MemoryError.
+            note()
             raise
         except Exception as exc:  # an argument of a type we did not expect (or a bug)
             # cel-go's wording for a dynamic argument no overload accepts

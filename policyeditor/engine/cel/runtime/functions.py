@@ -10,6 +10,7 @@ from typing import Any
 
 import cel_expr_python.cel as cel
 
+from policyeditor.engine.cel.runtime import memory
 from policyeditor.engine.cel.runtime.state import CURRENT, CostExceeded, current
 from policyeditor.engine.jsonkinds import type_name
 
@@ -195,7 +196,12 @@ def _go_zero_time(moment: Any) -> Any:
 def _format(fmt: str, args: list[Any], server_minor: int) -> str:
     from policyeditor.engine.cel.strings_format import format_string
 
-    return format_string(fmt, args, server_minor or None)
+    try:
+        return format_string(fmt, args, server_minor or None)
+    except MemoryError:
+        # The engine makes this an error value, which `||` or a macro may absorb: mark the state.
+        memory.note()
+        raise
 
 
 def check_only_declarations() -> list[cel.FunctionDecl]:

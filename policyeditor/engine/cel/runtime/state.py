@@ -36,7 +36,7 @@ class EvalState:
     """What one running evaluation tracks: its cost, limit, budget and variable resolver."""
 
     # A plain class: one is made per expression evaluated, on the hot path.
-    __slots__ = ("budget", "cost", "exceeded", "limit", "resolver")
+    __slots__ = ("budget", "cost", "exceeded", "limit", "out_of_memory", "resolver")
 
     def __init__(self, limit: int, budget: CostBudget | None = None, resolver: Any = None) -> None:
         self.limit = limit
@@ -44,6 +44,9 @@ class EvalState:
         self.resolver = resolver
         self.cost = 0
         self.exceeded = ""  # "" or the message of the limit that was passed
+        # Set where an allocation failed: the engine turns that failure into an error value,
+        # which CEL's `||`, `&&` and macros may absorb, so the evaluator reads this instead.
+        self.out_of_memory = False
 
     def charge(self, amount: int) -> None:
         """Add amount to this evaluation's cost; raise once a limit is passed."""

@@ -6,6 +6,7 @@ import pytest
 
 from policyeditor.engine.cel.library import dispatch, errors
 from policyeditor.engine.cel.library.decls import Spec
+from policyeditor.engine.cel.runtime.state import CURRENT, EvalState
 from tests.engine.cel.library.helpers import eval_error
 
 
@@ -22,6 +23,20 @@ def test_guarded_turns_unexpected_exceptions_into_library_errors() -> None:
     passthrough = errors.guarded(lambda: (_ for _ in ()).throw(errors.LibraryError("kept")))
     with pytest.raises(errors.LibraryError, match="^kept$"):
         passthrough()
+
+
+def test_guarded_lets_a_memory_error_through_and_marks_the_evaluation() -> None:
+    def exhausted() -> None:
+        raise MemoryError
+
+    state = EvalState(limit=100)
+    token = CURRENT.set(state)
+    try:
+        with pytest.raises(MemoryError):
+            errors.guarded(exhausted)()  # not "no such overload": the evaluation is stopped
+    finally:
+        CURRENT.reset(token)
+    assert state.out_of_memory
 
 
 def test_library_errors_surface_as_runtime_errors_with_their_text() -> None:
