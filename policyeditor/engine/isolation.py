@@ -3,7 +3,8 @@
 cel-expr-python is native code: a crafted expression can run for a long time inside one C++ call
 (where no Python signal can interrupt it) or exhaust memory. Each call therefore goes to a small pool
 of worker processes; a worker that misses the deadline is killed and replaced, a worker that dies is
-replaced, and the caller gets an `IsolationError` with a message fit for the user.
+replaced, a worker that ran out of memory is replaced once it has said so, and the caller gets an
+`IsolationError` with a message fit for the user.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
+from policyeditor.engine.errors import MemoryExhausted
+
 if sys.platform == "win32":  # no address-space limit there: the deadline alone holds
     resource = None
 else:
@@ -42,6 +45,16 @@ _READY = "ready"
 
 TIMEOUT_MESSAGE = "evaluation exceeded the time limit of {seconds:g}s and was stopped"
 CRASH_MESSAGE = "evaluation exceeded the memory or resource limit and was stopped"
+# An allocation failed under an address-space cap (a worker's, or `ulimit -v` for the CLI).
+MEMORY_MESSAGE = "evaluation exceeded the memory limit of {mib:g} MiB and was stopped"
+
+
+def memory_message() -> str:
+    """The message for an allocation failure in this process: its memory cap, if it has one."""
+    cap = resource.getrlimit(resource.RLIMIT_AS)[0] if resource is not None else None
+    if cap is None or cap == resource.RLIM_INFINITY:
+        return CRASH_MESSAGE  # no cap: the machine itself ran out
+    return MEMORY_MESSAGE.format(mib=cap / (1024 * 1024))
 
 
 class IsolationError(Exception):
@@ -80,8 +93,9 @@ def _worker_main(conn: Connection, memory_bytes: int, preload: tuple[str, ...]) 
             return
         try:
             result: Any = fn(*args, **kwargs)
-        except MemoryError:
-            result = _Failure("MemoryError", CRASH_MESSAGE)
+        except (MemoryError, MemoryExhausted):
+            # The caller replaces this worker: a process that hit its cap is not trusted again.
+            result = _Failure("MemoryError", memory_message())
         except Exception as exc:  # sent back and re-raised in the caller with its message
             result = _Failure(type(exc).__name__, str(exc))
         try:
@@ -94,11 +108,14 @@ class _Worker:
     """One worker process and the parent's end of its pipe."""
 
     def __init__(
-        self, context: multiprocessing.context.SpawnContext, preload: tuple[str, ...]
+        self,
+        context: multiprocessing.context.SpawnContext,
+        preload: tuple[str, ...],
+        memory_bytes: int = WORKER_MEMORY_BYTES,
     ) -> None:
         self.conn, child = context.Pipe(duplex=True)
         self.process = context.Process(
-            target=_worker_main, args=(child, WORKER_MEMORY_BYTES, preload), daemon=True
+            target=_worker_main, args=(child, memory_bytes, preload), daemon=True
         )
         self.process.start()
         child.close()
@@ -129,10 +146,12 @@ class WorkerPool:
         size: int = DEFAULT_WORKERS,
         timeout: float = DEFAULT_TIMEOUT,
         preload: tuple[str, ...] = PRELOAD,
+        memory_bytes: int = WORKER_MEMORY_BYTES,
     ) -> None:
         self.size = size
         self.timeout = timeout
         self.preload = preload
+        self.memory_bytes = memory_bytes
         # spawn, not fork: the server process has threads and open database connections.
         self._context = multiprocessing.get_context("spawn")
         self._idle: queue.LifoQueue[_Worker] = queue.LifoQueue()
@@ -148,7 +167,7 @@ class WorkerPool:
                 raise RuntimeError("worker pool is closed")
             if self._idle.empty() and self._started < self.size:
                 self._started += 1
-                return _Worker(self._context, self.preload)
+                return _Worker(self._context, self.preload, self.memory_bytes)
         return self._idle.get()
 
     def _replace(self, worker: _Worker) -> None:
@@ -158,7 +177,7 @@ class WorkerPool:
         with self._lock:
             closed = self._closed
         if not closed:
-            self._idle.put(_Worker(self._context, self.preload))
+            self._idle.put(_Worker(self._context, self.preload, self.memory_bytes))
 
     def call(
         self, fn: Callable[..., Any], *args: Any, timeout: float | None = None, **kwargs: Any
@@ -219,10 +238,12 @@ class Pending:
         except (EOFError, OSError, BrokenPipeError) as exc:
             pool._replace(worker)
             raise IsolationError("crashed", CRASH_MESSAGE) from exc
+        if isinstance(result, _Failure) and result.type_name == "MemoryError":
+            # Fail closed: after an allocation failed, native state may be half-built.
+            pool._replace(worker)
+            raise IsolationError("crashed", result.message)
         pool._idle.put(worker)
         if isinstance(result, _Failure):
-            if result.type_name == "MemoryError":
-                raise IsolationError("crashed", result.message)
             raise RuntimeError(f"{result.type_name}: {result.message}")
         return result
 
@@ -246,7 +267,7 @@ def run_isolated(
 ) -> Any:
     """Run fn in the shared pool (see WorkerPool.call); in-process when POLICYEDITOR_ISOLATION=off."""
     if not _isolation_on():
-        return fn(*args, **kwargs)
+        return _in_process(fn, *args, **kwargs)
     return shared_pool().call(fn, *args, timeout=timeout, **kwargs)
 
 
@@ -255,8 +276,16 @@ def start_isolated(
 ) -> Callable[[], Any]:
     """Start fn in the shared pool and return its `result` (see WorkerPool.submit): call it always."""
     if not _isolation_on():
-        return functools.partial(fn, *args, **kwargs)  # in-process: runs when collected
+        return functools.partial(_in_process, fn, *args, **kwargs)  # runs when collected
     return shared_pool().submit(fn, *args, timeout=timeout, **kwargs).result
+
+
+def _in_process(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """fn(*args, **kwargs) here, an allocation failure reported as a worker reports it."""
+    try:
+        return fn(*args, **kwargs)
+    except (MemoryError, MemoryExhausted) as exc:
+        raise IsolationError("crashed", memory_message()) from exc
 
 
 def _isolation_on() -> bool:

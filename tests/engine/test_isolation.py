@@ -8,7 +8,17 @@ import time
 
 import pytest
 
-from policyeditor.engine.isolation import IsolationError, WorkerPool
+from policyeditor.engine import admission
+from policyeditor.engine.cel import evaluate_expression
+from policyeditor.engine.errors import MemoryExhausted
+from policyeditor.engine.isolation import IsolationError, WorkerPool, run_isolated, start_isolated
+from tests.builders import replica_limit
+from tests.engine.impact.helpers import RUNAWAY
+
+# A cap the runaway expression fills within a few tenths of a second, far inside a 30 s deadline:
+# the memory limit, not the machine's speed, is what stops it in these tests.
+SMALL_MEMORY = 256 * 1024 * 1024
+MEMORY_LIMIT_MESSAGE = "evaluation exceeded the memory limit of 256 MiB and was stopped"
 
 
 def add(a: int, b: int) -> int:
@@ -35,6 +45,22 @@ def grab_memory() -> int:
 def fail() -> None:
     """A task that raises an ordinary exception."""
     raise ValueError("bad input: line 3")
+
+
+def stopped_for_memory() -> None:
+    """A task whose evaluation ran out of memory, as the engine reports it."""
+    raise MemoryExhausted
+
+
+def runaway_policy(failure_policy: str) -> dict:
+    """replica_limit, whose validation is the runaway expression."""
+    policy = replica_limit(5)
+    policy["spec"]["failurePolicy"] = failure_policy
+    policy["spec"]["validations"][0]["expression"] = RUNAWAY
+    return policy
+
+
+DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}
 
 
 @pytest.fixture
@@ -73,7 +99,56 @@ def test_a_task_over_the_memory_limit_fails_in_its_worker_only(pool):
     with pytest.raises(IsolationError) as caught:
         pool.call(grab_memory)
     assert caught.value.reason == "crashed"
+    assert (
+        caught.value.message == "evaluation exceeded the memory limit of 2048 MiB and was stopped"
+    )
     assert pool.call(add, 2, 2) == 4
+
+
+@pytest.fixture
+def small_pool():
+    workers = WorkerPool(size=1, timeout=30.0, preload=(), memory_bytes=SMALL_MEMORY)
+    yield workers
+    workers.close()
+
+
+def test_an_expression_that_fills_the_memory_cap_is_stopped_with_the_memory_limit_message(
+    small_pool,
+):
+    assert small_pool.call(evaluate_expression, "1 + 1", version="1.37").value == 2
+    started = time.monotonic()
+    with pytest.raises(IsolationError) as caught:
+        small_pool.call(evaluate_expression, RUNAWAY, version="1.37")
+    assert caught.value.reason == "crashed"
+    assert caught.value.message == MEMORY_LIMIT_MESSAGE  # not cel-expr-python's RESOURCE_EXHAUSTED
+    assert time.monotonic() - started < 20  # the cap stopped it, not the deadline
+    # Fail closed: the worker that ran out is replaced, and the pool answers again.
+    assert small_pool.restarts == 1
+    assert small_pool.call(evaluate_expression, "1 + 2", version="1.37").value == 3
+
+
+@pytest.mark.parametrize("failure_policy", ["Fail", "Ignore"])
+def test_a_policy_that_fills_the_memory_cap_is_stopped_whatever_its_failure_policy(
+    small_pool, failure_policy
+):
+    request = admission.AdmissionRequest.build(object=DEPLOYMENT, version="1.37")
+    with pytest.raises(IsolationError) as caught:
+        # Not an expression error that failurePolicy Ignore would admit: no decision at all.
+        small_pool.call(
+            admission.evaluate, [runaway_policy(failure_policy)], request, version="1.37"
+        )
+    assert caught.value.message == MEMORY_LIMIT_MESSAGE
+
+
+def test_a_call_run_in_process_that_runs_out_of_memory_is_reported_as_a_worker_reports_it(
+    monkeypatch,
+):
+    monkeypatch.setenv("POLICYEDITOR_ISOLATION", "off")
+    for collect in (lambda: run_isolated(stopped_for_memory), start_isolated(stopped_for_memory)):
+        with pytest.raises(IsolationError) as caught:
+            collect()
+        assert caught.value.reason == "crashed"
+        assert "memory" in caught.value.message
 
 
 def test_an_ordinary_exception_comes_back_with_its_message(pool):
