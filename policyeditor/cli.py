@@ -20,7 +20,7 @@ from policyeditor import __version__, cli_impact, cli_lint
 from policyeditor.cli_crds import add_crd_option, cel_crd_notes, crd_documents, crds_in_force
 from policyeditor.cli_output import cel_result_to_dict, dump, format_evaluation
 from policyeditor.cli_policies import NO_POLICY, refuse_invalid
-from policyeditor.engine.errors import InputError
+from policyeditor.engine.errors import InputError, MemoryExhausted
 from policyeditor.engine.objects import name_of
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -209,6 +209,12 @@ def main(
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except MemoryExhausted:
+        from policyeditor.engine.isolation import memory_message
+
+        # An evaluation ran out of memory: stopped, never a decision, so not allowed (fail closed).
+        err.write(f"policyeditor {args.command}: {memory_message()}\n")
+        return EXIT_FAILED
     except BrokenPipeError:
         # Whoever read the output stopped (`| head`): end quietly, with a Unix tool's status
         # for SIGPIPE, and with nothing left for the exit's own flush to fail on.
