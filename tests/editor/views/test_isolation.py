@@ -1,4 +1,4 @@
-"""Editor views run user CEL in the isolation pool: a runaway gives a time-limit message, not a hang."""
+"""Editor views run user CEL in the isolation pool: a runaway gives a limit's message, not a hang."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from django.urls import reverse
 
 from policyeditor.core import engine_gate
 from policyeditor.editor.services import create_draft
-from policyeditor.engine.isolation import IsolationError
+from policyeditor.engine import isolation
+from policyeditor.engine.isolation import IsolationError, WorkerPool
 from tests.builders import replica_limit as policy
 from tests.editor.formhtml import form_data, postable
 
@@ -42,7 +43,8 @@ def test_a_runaway_expression_in_try_it_is_stopped_with_the_time_limit_message(
     data = _form(alice_client, draft, RUNAWAY)
     data["try_object"] = [DEPLOYMENT]
     # The runaway fills the worker's memory cap within 1.2 to 3 s, the machine's speed deciding,
-    # and then ends as a CEL error instead: a deadline well inside that is what must stop it.
+    # and is then stopped with the memory limit's message: a deadline well inside that is what
+    # must stop it here.
     monkeypatch.setattr(engine_gate, "DEFAULT_TIMEOUT", 0.3)
     started = time.monotonic()
     response = alice_client.post(
@@ -54,6 +56,38 @@ def test_a_runaway_expression_in_try_it_is_stopped_with_the_time_limit_message(
     assert "evaluation exceeded the time limit" in response.content.decode()
     assert took < 5  # the deadline, not the seconds the expression would take
     # The pool is usable again right away: a normal evaluation answers.
+    data = _form(alice_client, draft, "object.spec.replicas <= 5")
+    data["try_object"] = [DEPLOYMENT.replace("metadata", "spec: {replicas: 7}\nmetadata")]
+    again = alice_client.post(
+        reverse("editor:draft_try", args=[draft.pk]), data, headers={"HX-Request": "true"}
+    )
+    assert "must be at most 5" in again.content.decode()
+
+
+@pytest.fixture
+def small_memory_pool(monkeypatch):
+    """The shared pool, replaced by one whose workers may use 256 MiB, under a 30 s deadline."""
+    pool = WorkerPool(size=1, timeout=30.0, memory_bytes=256 * 1024 * 1024)
+    monkeypatch.setattr(isolation, "_shared", pool)
+    monkeypatch.setattr(engine_gate, "DEFAULT_TIMEOUT", 30.0)
+    yield pool
+    pool.close()
+
+
+def test_a_runaway_expression_that_fills_the_memory_cap_in_try_it_shows_the_memory_limit(
+    alice_client, draft, small_memory_pool
+):
+    data = _form(alice_client, draft, RUNAWAY)
+    data["try_object"] = [DEPLOYMENT]
+    response = alice_client.post(
+        reverse("editor:draft_try", args=[draft.pk]), data, headers={"HX-Request": "true"}
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    # The same stop as at the deadline, never cel-expr-python's text as the expression's error.
+    assert "evaluation exceeded the memory limit of 256 MiB and was stopped" in html
+    assert "RESOURCE_EXHAUSTED" not in html and "bad_alloc" not in html
+    assert small_memory_pool.restarts == 1  # the worker that ran out is not used again
     data = _form(alice_client, draft, "object.spec.replicas <= 5")
     data["try_object"] = [DEPLOYMENT.replace("metadata", "spec: {replicas: 7}\nmetadata")]
     again = alice_client.post(

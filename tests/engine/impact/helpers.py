@@ -8,9 +8,10 @@ from typing import Any
 
 from tests.builders import replica_limit
 
-# Slow and huge while its runtime cost stays tiny: only the isolation deadline stops it.
-# The runaway fills a worker's memory cap within 1.2 to 3 s, the machine's speed deciding, and then
-# ends as a CEL error: a deadline well inside that is what must stop it in a test.
+# Slow and huge while its runtime cost stays tiny: only the isolation limits stop it.
+# The runaway fills a worker's memory cap within 1.2 to 3 s, the machine's speed deciding, and is
+# then stopped with the memory limit's message: a deadline well inside that is what must stop it in
+# a test that expects the time limit's.
 RUNAWAY_DEADLINE = 0.3
 RUNAWAY = (
     "['a']" + ".map(x, '%s%s%s%s%s%s%s%s'.format([x, x, x, x, x, x, x, x]))" * 10 + ".size() > 0"

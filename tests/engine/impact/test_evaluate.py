@@ -169,6 +169,26 @@ def test_objects_that_make_a_policy_run_away_become_errors_and_the_others_get_th
     assert rows[1]["CREATE"]["allowed"] is False  # fail closed: nothing shows it was admitted
 
 
+def test_an_object_whose_evaluation_fills_the_memory_cap_is_a_not_allowed_error_row():
+    policy = looping_policy(5)
+    # Ignore: as an expression error the object was admitted before this was fixed.
+    policy["spec"]["failurePolicy"] = "Ignore"
+    objects = [deployment("ok", 2), deployment("slow-1", 2)]
+    small = WorkerPool(size=1, timeout=30.0, memory_bytes=256 * 1024 * 1024)
+    try:
+        # A deadline far away: the cap, filled within tenths of a second, is what stops it.
+        rows = list(evaluate_stream(Job([policy], "1.34"), objects, pool=small, object_seconds=30))
+    finally:
+        small.close()
+    ok, slow = rows
+    assert ok["CREATE"]["result"] == "allow"
+    stopped = "evaluation exceeded the memory limit of 256 MiB and was stopped"
+    for operation in ("CREATE", "UPDATE"):
+        assert slow[operation]["result"] == "error"
+        assert slow[operation]["allowed"] is False  # fail closed, as at the deadline
+        assert slow[operation]["message"] == stopped
+
+
 def test_an_object_only_the_revision_runs_away_on_is_a_new_denial_and_one_both_do_is_not(pool):
     from policyeditor.engine.impact import denied_newly
 
