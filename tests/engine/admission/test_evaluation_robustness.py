@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from policyeditor.engine import schemas
+from policyeditor.engine.admission import evaluation
 from policyeditor.engine.admission.evaluation import AdmissionRequest, evaluate
 from policyeditor.engine.admission.matching import match_resources
 from policyeditor.engine.admission.mutating.patch.applyconfig import ApplyError, apply_configuration
 from policyeditor.engine.admission.mutating.patch.jsonpatch import JSONPatchError, apply_patch
 from policyeditor.engine.admission.mutating.patch.typedobject import DecodeError, strict_decode
-from tests.builders import document
+from policyeditor.engine.errors import MemoryExhausted
+from tests.builders import document, vap
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=8)
@@ -141,6 +144,33 @@ def test_evaluate_answers_malformed_mutating_policies(spec):
 def test_evaluate_refuses_non_list_documents_with_a_message():
     result = evaluate("not a list", AdmissionRequest.build(object=DEPLOYMENT))  # type: ignore[arg-type]
     assert result.result == "error" and "documents must be a list" in result.message
+
+
+def test_a_message_that_only_mentions_an_allocation_failure_is_a_denial_as_written():
+    message = "'RESOURCE_EXHAUSTED: std::bad_alloc'"
+    policy = vap(validations=[{"expression": "false", "messageExpression": message}])
+    result = evaluate([policy], AdmissionRequest.build(object=DEPLOYMENT))
+    assert result.result == "deny"
+    assert result.message.endswith("denied request: RESOURCE_EXHAUSTED: std::bad_alloc")
+
+
+def test_a_cel_error_whose_text_mentions_an_allocation_failure_stays_an_expression_error():
+    validation = {"expression": "{'a': true}['RESOURCE_EXHAUSTED: std::bad_alloc']"}
+    policy = vap(validations=[validation], failurePolicy="Ignore")
+    result = evaluate([policy], AdmissionRequest.build(object=DEPLOYMENT))
+    assert (result.result, result.allowed) == ("error", True)  # failurePolicy Ignore applies
+    assert "no such key: RESOURCE_EXHAUSTED: std::bad_alloc" in " ".join(result.errors)
+
+
+def test_running_out_of_memory_outside_cel_stops_the_evaluation(monkeypatch):
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(evaluation, "prepare", exhausted)
+    with pytest.raises(MemoryExhausted):  # not "internal error while evaluating: MemoryError"
+        evaluate(
+            [vap(validations=[{"expression": "true"}])], AdmissionRequest.build(object=DEPLOYMENT)
+        )
 
 
 @FAST
