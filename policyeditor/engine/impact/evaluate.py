@@ -19,9 +19,16 @@ from typing import Any
 
 from policyeditor.engine import admission, schemas
 from policyeditor.engine.admission.inputs import mock_authorizer
+from policyeditor.engine.errors import MemoryExhausted
 from policyeditor.engine.impact.cluster import namespace_for
 from policyeditor.engine.impact.params import ParamIndex, without_drafted
-from policyeditor.engine.isolation import DEFAULT_TIMEOUT, IsolationError, Pending, WorkerPool
+from policyeditor.engine.isolation import (
+    DEFAULT_TIMEOUT,
+    IsolationError,
+    Pending,
+    WorkerPool,
+    memory_message,
+)
 from policyeditor.engine.jsontypes import object_at
 
 OPERATIONS = ("CREATE", "UPDATE")
@@ -352,7 +359,12 @@ def evaluate_packed_stream(
 
     def collect(item: _Batch) -> list[Row]:
         if pool is None:
-            return evaluate_batch(job.for_names(item.packed[0]), unpack(item.packed))
+            try:
+                return evaluate_batch(job.for_names(item.packed[0]), unpack(item.packed))
+            except MemoryExhausted:
+                # In-process (POLICYEDITOR_ISOLATION=off) the stop must not end the task: find
+                # the object that ran out of memory as a worker's stop is found, one by one.
+                return [in_process(obj) for obj in unpack(item.packed)]
         if item.pending is not None:
             try:
                 rows: list[Row] = item.pending.result()
@@ -360,6 +372,12 @@ def evaluate_packed_stream(
             except IsolationError:
                 pass  # some object ran away: find which, one by one
         return [single(obj) for obj in unpack(item.packed)]
+
+    def in_process(obj: dict[str, Any]) -> Row:
+        try:
+            return evaluate_batch(job.for_objects([obj]), [obj])[0]
+        except MemoryExhausted:
+            return failed_row(obj, job, memory_message())
 
     def out_of_time() -> str:
         return f"the run's time budget of {budget_seconds:g}s per chunk ran out"

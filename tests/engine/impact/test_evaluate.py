@@ -189,6 +189,21 @@ def test_an_object_whose_evaluation_fills_the_memory_cap_is_a_not_allowed_error_
         assert slow[operation]["message"] == stopped
 
 
+def test_in_process_an_object_that_runs_out_of_memory_is_a_not_allowed_error_row(monkeypatch):
+    from policyeditor.engine.cel import strings_format
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    # Only the slow-* objects reach the runaway's format calls.
+    monkeypatch.setattr(strings_format, "format_string", exhausted)
+    objects = [deployment("ok", 2), deployment("slow-1", 2), deployment("big", 9)]
+    rows = list(evaluate_stream(Job([looping_policy(5)], "1.34"), objects, pool=None))
+    assert [r["CREATE"]["result"] for r in rows] == ["allow", "error", "deny"]
+    assert rows[1]["CREATE"]["allowed"] is False
+    assert "exceeded the memory" in rows[1]["CREATE"]["message"]
+
+
 def test_an_object_only_the_revision_runs_away_on_is_a_new_denial_and_one_both_do_is_not(pool):
     from policyeditor.engine.impact import denied_newly
 
