@@ -105,8 +105,10 @@ def test_a_task_over_the_memory_limit_fails_in_its_worker_only(pool):
     assert pool.call(add, 2, 2) == 4
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def small_pool():
+    # Shared by the memory tests: each worker start costs CPU that timing tests running beside
+    # these (pytest -n) would feel.
     workers = WorkerPool(size=1, timeout=30.0, preload=(), memory_bytes=SMALL_MEMORY)
     yield workers
     workers.close()
@@ -116,6 +118,7 @@ def test_an_expression_that_fills_the_memory_cap_is_stopped_with_the_memory_limi
     small_pool,
 ):
     assert small_pool.call(evaluate_expression, "1 + 1", version="1.37").value == 2
+    restarts = small_pool.restarts
     started = time.monotonic()
     with pytest.raises(IsolationError) as caught:
         small_pool.call(evaluate_expression, RUNAWAY, version="1.37")
@@ -123,20 +126,17 @@ def test_an_expression_that_fills_the_memory_cap_is_stopped_with_the_memory_limi
     assert caught.value.message == MEMORY_LIMIT_MESSAGE  # not cel-expr-python's RESOURCE_EXHAUSTED
     assert time.monotonic() - started < 20  # the cap stopped it, not the deadline
     # Fail closed: the worker that ran out is replaced, and the pool answers again.
-    assert small_pool.restarts == 1
+    assert small_pool.restarts == restarts + 1
     assert small_pool.call(evaluate_expression, "1 + 2", version="1.37").value == 3
 
 
-@pytest.mark.parametrize("failure_policy", ["Fail", "Ignore"])
-def test_a_policy_that_fills_the_memory_cap_is_stopped_whatever_its_failure_policy(
-    small_pool, failure_policy
+def test_a_policy_that_fills_the_memory_cap_is_stopped_even_under_failure_policy_ignore(
+    small_pool,
 ):
     request = admission.AdmissionRequest.build(object=DEPLOYMENT, version="1.37")
     with pytest.raises(IsolationError) as caught:
         # Not an expression error that failurePolicy Ignore would admit: no decision at all.
-        small_pool.call(
-            admission.evaluate, [runaway_policy(failure_policy)], request, version="1.37"
-        )
+        small_pool.call(admission.evaluate, [runaway_policy("Ignore")], request, version="1.37")
     assert caught.value.message == MEMORY_LIMIT_MESSAGE
 
 
