@@ -464,6 +464,7 @@ def test_objects_a_policy_loops_on_are_errors_and_the_run_finishes(
 ):
     from policyeditor.core import engine_gate
     from policyeditor.editor.services import save_draft
+
     # Not RUNAWAY_DEADLINE: a worker that replaces a killed one compiles the policy again inside
     # its first object's deadline, and on a loaded machine 0.3 s made ordinary objects errors.
     # With 1 s the runaway may fill the worker's memory cap first: a limit's message either way.
