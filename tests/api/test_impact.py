@@ -238,12 +238,13 @@ def test_rows_and_the_report_give_the_api_servers_answer_before_and_after(
 ):
     from policyeditor.editor.services import save_draft
     from policyeditor.review import workflow
+    from tests.builders import bound
     from tests.engine.impact.helpers import labelled, labels_policy
 
     # The approved r2 admits the unlabelled object's error (failurePolicy Ignore), r3 rejects it.
     for policy in (labels_policy("Ignore"), labels_policy("Fail")):
         team_draft.refresh_from_db()
-        save_draft(team_draft, [policy], expected_revision=team_draft.revision, author=alice)
+        save_draft(team_draft, bound(policy), expected_revision=team_draft.revision, author=alice)
         if policy["spec"]["failurePolicy"] == "Ignore":
             workflow.request_review(alice, team_draft)
             workflow.approve(bob, team_draft, revision_number=2)

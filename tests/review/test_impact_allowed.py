@@ -15,6 +15,7 @@ from policyeditor.review.impact_queries import ANSWERS
 from policyeditor.review.impact_report import result_dict, side
 from policyeditor.review.impact_store import insert_results
 from policyeditor.review.models import ImpactRun
+from tests.builders import bound
 from tests.engine.impact.helpers import deployment, kubectl_json, labelled, labels_policy
 from tests.review.impact_worker import work
 
@@ -29,19 +30,19 @@ def impact_dir(settings, tmp_path):
     settings.POLICYEDITOR_IMPACT_DIR = str(tmp_path / "impact")
 
 
-def save(draft, user, policy: dict) -> None:
+def save(draft, user, *documents: dict) -> None:
     draft.refresh_from_db()
-    save_draft(draft, [policy], expected_revision=draft.revision, author=user)
+    save_draft(draft, list(documents), expected_revision=draft.revision, author=user)
 
 
 def run_of(draft, alice, bob, before: str | None, after: str) -> ImpactRun:
     """A finished run of DUMP under labels_policy(after), compared with labels_policy(before)
     approved (None: no approved revision)."""
     if before is not None:
-        save(draft, alice, labels_policy(before))
+        save(draft, alice, *bound(labels_policy(before)))
         workflow.request_review(alice, draft)
         workflow.approve(bob, draft, revision_number=2)
-    save(draft, alice, labels_policy(after))
+    save(draft, alice, *bound(labels_policy(after)))
     revision = workflow.latest_revision(draft)
     run = impact_runs.start_run(alice, draft, revision, kubectl_json(DUMP))
     work()
@@ -128,9 +129,9 @@ def test_the_report_gives_each_operations_answer_before_and_after(client, alice,
 def test_newly_denied_rows_and_counts_are_the_ones_the_cli_counts(draft, alice, bob, before, after):
     run = run_of(draft, alice, bob, before, after)
     job = impact.Job(
-        [labels_policy(after)],
+        bound(labels_policy(after)),
         run.revision.kubernetes_version,
-        [labels_policy(before)] if before else None,
+        bound(labels_policy(before)) if before else None,
     )
     cli = impact.Summary()
     expected = set()

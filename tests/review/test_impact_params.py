@@ -8,7 +8,7 @@ from policyeditor.editor.services import create_draft
 from policyeditor.engine.impact import params as impact_params
 from policyeditor.review import impact_reader, impact_runs, impact_store, workflow
 from policyeditor.review.models import ImpactChunk, ImpactRun
-from tests.builders import replica_limit
+from tests.builders import bound, replica_limit
 from tests.engine.impact.helpers import (
     config_map,
     deployment,
@@ -112,7 +112,7 @@ def test_a_run_without_a_param_kind_reads_the_dump_once(alice, monkeypatch):
         "_read_params",
         lambda self, kinds: passes.append(kinds) or read_params(self, kinds),
     )
-    run = run_of(alice, [replica_limit(3)], [deployment("big", 4, "prod"), TEAM_LIMIT])
+    run = run_of(alice, bound(replica_limit(3)), [deployment("big", 4, "prod"), TEAM_LIMIT])
     assert run.state == "done" and results(run)["big"] == "deny"
     assert passes == []
     assert not impact_store.params_path(run.pk).exists()

@@ -177,7 +177,9 @@ def test_an_object_whose_evaluation_fills_the_memory_cap_is_a_not_allowed_error_
     small = WorkerPool(size=1, timeout=30.0, memory_bytes=256 * 1024 * 1024)
     try:
         # A deadline far away: the cap, filled within tenths of a second, is what stops it.
-        rows = list(evaluate_stream(Job([policy], "1.34"), objects, pool=small, object_seconds=30))
+        rows = list(
+            evaluate_stream(Job(bound(policy), "1.34"), objects, pool=small, object_seconds=30)
+        )
     finally:
         small.close()
     ok, slow = rows
@@ -198,7 +200,7 @@ def test_in_process_an_object_that_runs_out_of_memory_is_a_not_allowed_error_row
     # Only the slow-* objects reach the runaway's format calls.
     monkeypatch.setattr(strings_format, "format_string", exhausted)
     objects = [deployment("ok", 2), deployment("slow-1", 2), deployment("big", 9)]
-    rows = list(evaluate_stream(Job([looping_policy(5)], "1.34"), objects, pool=None))
+    rows = list(evaluate_stream(Job(bound(looping_policy(5)), "1.34"), objects, pool=None))
     assert [r["CREATE"]["result"] for r in rows] == ["allow", "error", "deny"]
     assert rows[1]["CREATE"]["allowed"] is False
     assert "exceeded the memory" in rows[1]["CREATE"]["message"]
