@@ -7,6 +7,7 @@ never touches the YAML mode: what it builds is what the form alone can build.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from playwright.sync_api import Locator, expect
@@ -32,15 +33,44 @@ def _strings_text(values: list[str] | None) -> str:
     return ", ".join('""' if value == "" else value for value in values or [])
 
 
+def _click_until(target: Locator, settled: Callable[[], None], tries: int = 3) -> None:
+    """Click `target` until `settled` passes.
+
+    Live validation places errors beside the fields as it answers, which moves the layout: when
+    that happens between the mouse going down and coming up, the browser sends the click to a
+    common ancestor and the button never sees it (a user would click again, and so do we).
+    """
+    for attempt in range(tries):
+        target.click()
+        try:
+            settled()
+            return
+        except AssertionError:
+            if attempt == tries - 1:
+                raise
+
+
+def _click_until_count(target: Locator, items: Locator, count: int, timeout: float = 3000) -> None:
+    """Click `target` until `items` counts `count`."""
+    _click_until(target, lambda: expect(items).to_have_count(count, timeout=timeout))
+
+
+def _click_until_open(details: Locator) -> None:
+    """Click the summary of `details` until it is open."""
+    _click_until(
+        details.locator(":scope > summary"),
+        lambda: expect(details).to_have_attribute("open", "", timeout=3000),
+    )
+
+
 def _set_map(box: Locator, spec: Field, value: dict | None) -> None:
     pairs = box.locator(":scope > .map-list > .kv")
     while pairs.count():
         count = pairs.count()
-        pairs.first.locator('[data-action="remove-pair"]').click()
-        expect(pairs).to_have_count(count - 1)
+        _click_until_count(pairs.first.locator('[data-action="remove-pair"]'), pairs, count - 1)
     add = box.get_by_role("button", name=f"+ Add {spec.label.lower()} entry")
     for index, (key, text) in enumerate((value or {}).items()):
-        add.click()
+        _click_until_count(add, pairs, index + 1)
         pair = pairs.nth(index)
         pair.get_by_label(f"{spec.label} key").fill(key)
         pair.get_by_label(f"{spec.label} value").fill(text)
@@ -50,12 +80,12 @@ def _set_rows(box: Locator, spec: Field, value: list[dict] | None) -> None:
     rows = box.locator(":scope > .rows-list > .row")
     while rows.count():
         count = rows.count()
-        rows.first.locator(':scope > .row-tools [data-action="remove-row"]').click()
-        expect(rows).to_have_count(count - 1)
+        remove = rows.first.locator(':scope > .row-tools [data-action="remove-row"]')
+        _click_until_count(remove, rows, count - 1)
     add = box.locator(":scope > button.add-row")
     for index, item in enumerate(value or []):
-        add.click()
-        expect(rows).to_have_count(index + 1)
+        # Adding a row asks the server for it: give the answer the full timeout before clicking again.
+        _click_until_count(add, rows, index + 1, timeout=10_000)
         row = rows.nth(index)
         row_name = row.get_attribute("data-row")
         fields = row.locator(":scope > .row-fields")
@@ -80,8 +110,7 @@ def set_field(scope: Locator, spec: Field, prefix: str, obj: dict) -> None:
             return
         more = box.locator("xpath=ancestor::details[contains(@class,'more-options')][1]")
         if more.get_attribute("open") is None:
-            more.locator(":scope > summary").click()
-        expect(more).to_have_attribute("open", "")
+            _click_until_open(more)
     widget = spec.widget
     if widget == "text":
         box.locator("input").fill("" if value is None else str(value))
@@ -115,7 +144,7 @@ def author_document(document: Locator, target: dict) -> None:
     for section in sections:
         details = document.locator(f'details[data-section="{section.slug}"]')
         if details.get_attribute("open") is None:
-            details.locator(":scope > summary").click()
+            _click_until_open(details)
         body = details.locator(":scope > .section-body")
         for spec in section.fields:
             set_field(body, spec, doc_id, target)
