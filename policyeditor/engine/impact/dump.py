@@ -7,8 +7,9 @@ decoder (json_text.py), YAML through PyYAML's event parser and a small builder t
 of one object into a dict. A `List`'s items stream out one by one even though kubectl writes `items`
 before `kind`.
 
-YAML aliases are refused (kubectl never writes them; refusing them rules out alias bombs), timestamps
-stay strings (as Kubernetes reads them, sigs.k8s.io/yaml's YAMLToJSON), managedFields are dropped.
+YAML aliases are refused (kubectl never writes them; refusing them rules out alias bombs), plain
+scalars resolve as kubectl's go-yaml resolves them (an unquoted 12:30 is a string, timestamps stay
+strings: sigs.k8s.io/yaml's YAMLToJSON), managedFields are dropped.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import yaml
 from policyeditor.engine.impact import limits
 from policyeditor.engine.impact.json_text import json_objects
 from policyeditor.engine.impact.limits import MAX_DUMP_BYTES, MAX_OBJECTS, DumpError, check_shape
+from policyeditor.engine.manifests.goyaml import STR, go_scalar, key_text, plain_tag
 from policyeditor.engine.manifests.jsontext import unstorable
 
 __all__ = [
@@ -43,19 +45,9 @@ GZIP_MAGIC = b"\x1f\x8b"
 YAML_CHARS_PER_VALUE = 8
 # An object and its weight (iter_weighed).
 Weighed = tuple[dict[str, Any], int]
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# The loader's parser alone is used (libyaml's when PyYAML has it): scalars resolve as go-yaml's.
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MAP = object()
-
-
-# A base picked at import time (libyaml's loader when PyYAML has it): mypy takes only class names.
-class _Loader(_SafeLoader):  # type: ignore[misc, valid-type]
-    """The safe loader, but timestamps stay strings, as Kubernetes reads them (and JSON holds them)."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()
-}
 
 
 class _Limited(io.RawIOBase):
@@ -84,15 +76,19 @@ def open_dump(raw: IO[bytes], *, limit: int = MAX_DUMP_BYTES) -> io.BufferedRead
     return io.BufferedReader(_Limited(buffered, limit), 1 << 16)
 
 
-def _yaml_scalar(loader: Any, event: yaml.ScalarEvent) -> Any:
-    if event.style and event.implicit[1]:  # quoted, untagged: a string
-        return event.value
+def _yaml_scalar(event: yaml.ScalarEvent) -> Any:
+    """A scalar's value as kubectl and the API server read it (go-yaml v2), not as YAML 1.1 says."""
     tag = event.tag
     if tag is None or tag == "!":
-        tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
-    node = yaml.ScalarNode(tag, event.value, style=event.style)
-    constructor = loader.yaml_constructors.get(tag, loader.yaml_constructors[None])
-    return constructor(loader, node)
+        if not event.implicit[0]:
+            return event.value  # quoted or "!"-tagged: a string
+        tag = plain_tag(event.value)
+        if tag == STR:
+            return event.value
+    try:
+        return go_scalar(tag, event.value)
+    except ValueError as error:
+        raise DumpError(f"{error}{_where(event)}") from None
 
 
 def _yaml_events(stream: io.BufferedReader) -> Iterator[tuple[str, Any]]:
@@ -110,11 +106,11 @@ def _yaml_events(stream: io.BufferedReader) -> Iterator[tuple[str, Any]]:
             if kind is yaml.ScalarEvent:
                 if keys and keys[-1]:
                     keys[-1] = False
-                    yield "map_key", event.value
+                    yield "map_key", _yaml_key(event)
                     continue
                 if keys and keys[-1] is False:
                     keys[-1] = True
-                yield "scalar", _yaml_scalar(loader, event)
+                yield "scalar", _yaml_scalar(event)
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
                 if keys and keys[-1]:
                     raise DumpError(f"a mapping key must be a string{_where(event)}")
@@ -139,6 +135,11 @@ def _yaml_events(stream: io.BufferedReader) -> Iterator[tuple[str, Any]]:
         raise DumpError(f"invalid YAML: {error}") from None
     finally:
         loader.dispose()
+
+
+def _yaml_key(event: yaml.ScalarEvent) -> str:
+    """A mapping key as text (`1.0:` is "1", `true:` "true"), as sigs.k8s.io/yaml converts keys."""
+    return key_text(_yaml_scalar(event))
 
 
 def _yaml_problem(error: yaml.MarkedYAMLError) -> str:
@@ -289,8 +290,8 @@ def _clean(item: dict[str, Any], count: list[int], odd: bool, checked: bool) -> 
         metadata.pop("managedFields", None)
     if not checked:
         check_shape(item)
-    # NaN and infinities (YAML .nan/.inf, JSON 1e400), bytes, lone surrogates: a run stores
-    # the objects as JSON, which cannot hold them.
+    # Lone surrogates (JSON "\ud800"): a run stores the objects as JSON, which cannot hold
+    # them. (YAML's .nan, .inf and !!binary are refused as they are read.)
     problem = unstorable(item) if odd else None
     if problem:
         raise DumpError(

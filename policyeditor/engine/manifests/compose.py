@@ -10,8 +10,6 @@ them (kubectl and the API server read YAML with it), not by PyYAML's YAML 1.1 ru
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +26,15 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
 from policyeditor.engine.errors import InputError
+from policyeditor.engine.manifests.goyaml import (
+    MAP,
+    MERGE,
+    SEQ,
+    STR,
+    go_scalar,
+    key_text,
+    plain_tag,
+)
 
 MAX_BYTES = 3 * 1024 * 1024  # the API server's request body limit
 MAX_DEPTH = 100  # nesting of collections; policies need a handful
@@ -65,80 +72,6 @@ class ManifestError(InputError):
         super().__init__(": ".join([*where, problem]))
 
 
-_STR = "tag:yaml.org,2002:str"
-_INT = "tag:yaml.org,2002:int"
-_FLOAT = "tag:yaml.org,2002:float"
-_BOOL = "tag:yaml.org,2002:bool"
-_NULL = "tag:yaml.org,2002:null"
-_SEQ = "tag:yaml.org,2002:seq"
-_MAP = "tag:yaml.org,2002:map"
-_MERGE = "tag:yaml.org,2002:merge"
-_SCALAR_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL}
-
-
-# go-yaml v2's table of plain scalars with a fixed meaning (resolve.go), which kubectl and the
-# API server (sigs.k8s.io/yaml) use; PyYAML's YAML 1.1 rules differ on y/n, 1e3, 0o17, 1:20, 08.
-_GO_TABLE: dict[str, str] = {
-    **dict.fromkeys(
-        ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), _BOOL
-    ),
-    **dict.fromkeys(
-        ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), _BOOL
-    ),
-    **dict.fromkeys(("", "~", "null", "Null", "NULL"), _NULL),
-    **dict.fromkeys((".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF"), _FLOAT),
-    **dict.fromkeys(("+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"), _FLOAT),
-    "<<": _MERGE,
-}
-_GO_TRUE = frozenset(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"))
-_GO_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
-_DIGITS = {2: "01", 8: "01234567", 10: "0123456789", 16: "0123456789abcdef"}
-
-
-def go_int(text: str) -> int | None:
-    """strconv.ParseInt(text, 0, 64), else ParseUint, after go-yaml drops underscores."""
-    plain = text.replace("_", "")
-    sign = -1 if plain[:1] == "-" else 1
-    body = plain[1:] if plain[:1] in ("-", "+") else plain
-    lowered = body.lower()
-    if lowered[:2] in ("0x", "0o", "0b"):
-        base, digits = {"0x": 16, "0o": 8, "0b": 2}[lowered[:2]], lowered[2:]
-    elif len(body) > 1 and body[0] == "0":
-        base, digits = 8, lowered[1:]
-    else:
-        base, digits = 10, lowered
-    # Past 64 binary digits no base fits int64/uint64; int() of a huge text would also raise.
-    if not digits or len(digits) > 64 or any(char not in _DIGITS[base] for char in digits):
-        return None
-    value = sign * int(digits, base)
-    if -(2**63) <= value < 2**63 or (0 <= value < 2**64 and plain[:1] != "+"):
-        return value
-    return None
-
-
-def _finite(text: str) -> bool:
-    """Whether a float literal fits a float64 (Python's float() gives inf where Go errs)."""
-    return math.isfinite(float(text))
-
-
-def go_plain_tag(value: str) -> str:
-    """The tag go-yaml v2 gives a plain (unquoted) scalar."""
-    tag = _GO_TABLE.get(value)
-    if tag is not None:
-        return tag
-    first = value[:1]
-    if first == ".":
-        return _FLOAT if _DOT_FLOAT.fullmatch(value) else _STR
-    if first and first in "+-0123456789":
-        if go_int(value) is not None:
-            return _INT
-        # strconv.ParseFloat's range error (1e400) leaves the scalar a string in go-yaml.
-        if _GO_FLOAT.fullmatch(value.replace("_", "")) and _finite(value.replace("_", "")):
-            return _FLOAT
-    return _STR
-
-
 class LoadResolver(Resolver):
     """Plain scalars resolve as go-yaml v2 resolves them; timestamps stay strings, as in Kubernetes."""
 
@@ -146,23 +79,12 @@ class LoadResolver(Resolver):
         """go-yaml's resolution for scalars (quoted ones are strings), PyYAML's for collections."""
         if kind is not ScalarNode:
             if kind is MappingNode and not self.yaml_path_resolvers:
-                return _MAP  # what Resolver.resolve answers, without its call
+                return MAP  # what Resolver.resolve answers, without its call
             # types-PyYAML leaves BaseResolver.resolve unannotated; it returns the tag, a str.
             return Resolver.resolve(self, kind, value, implicit)  # type: ignore[no-untyped-call,no-any-return]
         if not implicit[0]:
-            return _STR
-        # Keys and many values repeat (every case of a suite writes `metadata`, `name`...).
-        tag = _PLAIN_TAGS.get(value)
-        if tag is None:
-            tag = go_plain_tag(value)
-            if len(value) <= 64:
-                if len(_PLAIN_TAGS) >= 4096:
-                    _PLAIN_TAGS.clear()
-                _PLAIN_TAGS[value] = tag
-        return tag
-
-
-_PLAIN_TAGS: dict[str, str] = {}  # go_plain_tag of short plain scalars, a bounded memo
+            return STR
+        return plain_tag(value)
 
 
 class _Limited(Exception):
@@ -290,57 +212,32 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 def construct(node: Node) -> Any:
     """A fresh plain value for a node (aliases are copied, never shared)."""
     if isinstance(node, ScalarNode):
-        if node.tag == _STR:  # most scalars: skip the call
+        if node.tag == STR:  # most scalars: skip the call
             return node.value
         return _construct_scalar(node)
     if isinstance(node, SequenceNode):
-        if node.tag != _SEQ:
+        if node.tag != SEQ:
             raise _Limited(f"unsupported tag {node.tag}", node.start_mark)
         return [construct(child) for child in node.value]
     if isinstance(node, MappingNode):
-        if node.tag != _MAP:
+        if node.tag != MAP:
             raise _Limited(f"unsupported tag {node.tag}", node.start_mark)
         return _construct_mapping(node)
     raise _Limited("unsupported node", node.start_mark)  # pragma: no cover
 
 
 def _construct_scalar(node: ScalarNode) -> Any:
-    tag = node.tag
-    text = node.value
-    if tag == _STR:
-        return text
-    if tag not in _SCALAR_TAGS:
-        raise _Limited(f"unsupported tag {tag}", node.start_mark)
-    if tag == _NULL:
-        return None
-    if tag == _BOOL:
-        if _GO_TABLE.get(text) != _BOOL:
-            raise _Limited(f"invalid bool value {text!r}", node.start_mark)
-        return text in _GO_TRUE
-    if tag == _INT:
-        number = go_int(text)
-        if number is None:
-            raise _Limited(f"invalid int value {text!r}", node.start_mark)
-        return number
-    if _GO_TABLE.get(text) == _FLOAT or not _GO_FLOAT.fullmatch(text.replace("_", "")):
-        # JSON (and so the API server) cannot carry inf/nan: json.Marshal fails on them.
-        message = "not a finite number" if _GO_TABLE.get(text) == _FLOAT else "invalid float"
-        raise _Limited(f"unsupported value {text!r}: {message}", node.start_mark)
-    return float(text.replace("_", ""))
+    try:
+        return go_scalar(node.tag, node.value)
+    except ValueError as error:
+        raise _Limited(str(error), node.start_mark) from None
 
 
 def _key(node: Node) -> str:
     """Mapping keys become strings, as sigs.k8s.io/yaml converts them for JSON."""
     if not isinstance(node, ScalarNode):
         raise _Limited("mapping keys must be scalars", node.start_mark)
-    value = _construct_scalar(node)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return str(int(value))  # Go's FormatFloat 'g' writes 1000, not 1000.0
-    return str(value)
+    return key_text(_construct_scalar(node))
 
 
 def _construct_mapping(node: MappingNode) -> dict[str, Any]:
@@ -348,7 +245,7 @@ def _construct_mapping(node: MappingNode) -> dict[str, Any]:
     merged: list[dict[str, Any]] = []
     for key_node, value_node in node.value:
         key_tag = key_node.tag
-        if key_tag == _MERGE:
+        if key_tag == MERGE:
             sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
             for source in sources:
                 if not isinstance(source, MappingNode):
@@ -358,11 +255,11 @@ def _construct_mapping(node: MappingNode) -> dict[str, Any]:
                 merged.append(_construct_mapping(source))
             continue
         # A string key is its own text; _key converts the others as sigs.k8s.io/yaml does.
-        key = key_node.value if key_tag == _STR and type(key_node) is ScalarNode else _key(key_node)
+        key = key_node.value if key_tag == STR and type(key_node) is ScalarNode else _key(key_node)
         if key in result:
             raise _Limited(f'key "{key}" already set in map', key_node.start_mark)
         # Most values are strings: skip the call (the value construct would return).
-        if value_node.tag == _STR and type(value_node) is ScalarNode:
+        if value_node.tag == STR and type(value_node) is ScalarNode:
             result[key] = value_node.value
         else:
             result[key] = construct(value_node)

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from policyeditor.engine.errors import InputError
-from policyeditor.engine.manifests.compose import go_plain_tag
+from policyeditor.engine.manifests.goyaml import go_plain_tag
 
 _STR = "tag:yaml.org,2002:str"
 _TOP_ORDER = ("apiVersion", "kind", "metadata", "spec")

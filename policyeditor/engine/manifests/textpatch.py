@@ -19,8 +19,8 @@ import yaml
 from yaml.emitter import Emitter
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from policyeditor.engine.manifests.compose import go_plain_tag
 from policyeditor.engine.manifests.dump import dump_block, dump_documents
+from policyeditor.engine.manifests.goyaml import go_plain_tag
 
 _STR = "tag:yaml.org,2002:str"
 _NULLS = ("", "~", "null", "Null", "NULL")
