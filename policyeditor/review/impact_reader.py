@@ -58,7 +58,7 @@ class Reader:
         self.queue = queue  # queues a pending chunk's task, given the chunk's id
         self.lease = lease  # seconds the reader holds the run without writing another chunk
         self.namespaces: dict[str, dict[str, Any]] = {}
-        self.used: set[str] = set()
+        self.used: set[str] = set()  # the namespaces objects name (metadata.namespace)
         self.stale: dict[int, set[str]] = {}  # per chunk index: namespaces unknown when written
         # Chunks a reader that died already wrote and queued: index -> (start, count).
         self.existing = {
@@ -135,6 +135,8 @@ class Reader:
         for obj, weight in impact.iter_weighed(impact.open_dump(handle)):
             if obj.get("kind") == "Namespace":
                 self.namespaces.update(impact.namespaces_of([obj]))
+            # Not the batches' names: those add "default" for objects that name no namespace.
+            self.used.add(impact.namespace_of(obj))
             self.total += 1
             yield obj, weight
 
@@ -143,7 +145,6 @@ class Reader:
         count = _objects_in(batches)
         start, self.chunked = self.chunked, self.chunked + count
         names = {name for packed in batches for name in packed[0]}
-        self.used |= names
         known = {name: self.namespaces[name] for name in sorted(names) if name in self.namespaces}
         self.stale[index] = names - known.keys()
         if index in self.existing:  # read again after the first reader died: already queued

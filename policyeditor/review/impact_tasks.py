@@ -160,7 +160,7 @@ def prepare_run(run_id: int) -> None:
             state=ImpactRun.State.RUNNING,
             total=reader.total,
             namespaces=reader.namespaces,
-            missing_namespaces=sorted(reader.used - found)[:1000],
+            missing_namespaces=sorted(reader.used - found - {""})[:1000],
         ):
             return  # cancelled meanwhile
         redo = [index for index, names in reader.stale.items() if names & found]

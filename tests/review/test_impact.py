@@ -355,7 +355,10 @@ def test_an_outsider_cannot_start_a_run_and_a_user_has_a_limit_of_runs_at_once(
     ("dump", "message"),
     [
         ("- 1\n", "expected Kubernetes objects, found int"),
-        ("apiVersion: v1\nkind: ConfigMap\nn: .inf\n", "unsupported value inf"),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nn: .inf\n",
+            "unsupported value ..inf.: not a finite number",
+        ),
         ("a: &x [1]\nb: *x\n", "aliases"),
         (kubectl_json([deployment("a", 1)])[:-40], "invalid JSON|truncated"),
         ("kind: List\napiVersion: v1\nitems: []\n", "The dump holds no objects."),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policyeditor.engine import admission
+from policyeditor.engine import admission, schemas
 from policyeditor.engine.jsontypes import object_at
 from policyeditor.engine.objects import name_of
 
@@ -51,6 +51,15 @@ def namespace_for(
         if _is_namespace(doc) and name_of(doc) == name:
             namespace = _applied(namespace, doc)
     return namespace
+
+
+def kind_scope_known(obj: dict[str, Any], version: str) -> bool:
+    """Whether the schemas (built-in kinds, the CRDs in force) know if `obj`'s kind is namespaced."""
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return False
+    group, _, group_version = api_version.rpartition("/")
+    return schemas.resource_for_kind(group, group_version, kind, version) is not None
 
 
 def _applied(live: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:

@@ -13,14 +13,14 @@ import contextlib
 import marshal
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from policyeditor.engine import admission, schemas
 from policyeditor.engine.admission.inputs import mock_authorizer
 from policyeditor.engine.errors import MemoryExhausted
-from policyeditor.engine.impact.cluster import namespace_for
+from policyeditor.engine.impact.cluster import kind_scope_known, namespace_for
 from policyeditor.engine.impact.params import ParamIndex, without_drafted
 from policyeditor.engine.isolation import (
     DEFAULT_TIMEOUT,
@@ -45,6 +45,8 @@ MESSAGE_CHARS = 500
 # a dump's objects are made of. Unlike pickle, loading it never runs code.
 MARSHAL_FORMAT = 4
 
+_NAMESPACE_KIND = {"group": "", "version": "v1", "kind": "Namespace"}
+
 Row = dict[str, Any]
 # A batch as it travels: the namespaces its objects are in, how many there are, them packed.
 Packed = tuple[list[str], int, bytes]
@@ -52,7 +54,7 @@ Packed = tuple[list[str], int, bytes]
 
 def pack(objects: list[dict[str, Any]]) -> Packed:
     """A batch packed for a worker or a chunk file, with the namespaces its objects are in."""
-    names = sorted({namespace_of(obj) for obj in objects} - {""})
+    names = sorted({namespace_needed(obj) for obj in objects})
     return names, len(objects), marshal.dumps(objects, MARSHAL_FORMAT)
 
 
@@ -88,7 +90,7 @@ class Job:
 
     def for_objects(self, objects: list[dict[str, Any]]) -> Job:
         """This job with only the namespaces these objects are in (what a batch sends)."""
-        return self.for_names({namespace_of(obj) for obj in objects})
+        return self.for_names({namespace_needed(obj) for obj in objects})
 
     def for_names(self, names: Iterable[str]) -> Job:
         """This job with only these namespaces, and the param objects objects in them can need."""
@@ -112,6 +114,13 @@ def namespace_of(obj: dict[str, Any]) -> str:
     """An object's namespace ("" where it has none): what `pack` notes of every object read."""
     namespace = object_at(obj, "metadata").get("namespace")
     return namespace if isinstance(namespace, str) else ""
+
+
+def namespace_needed(obj: dict[str, Any]) -> str:
+    """The Namespace admission may read for `obj`: its own, or "default", where a namespaced
+    object without metadata.namespace is sent (cluster-scoped ones need none, but which kinds are
+    is only known in the worker; one Namespace more costs nothing)."""
+    return namespace_of(obj) or "default"
 
 
 def identity(obj: dict[str, Any]) -> dict[str, str]:
@@ -148,22 +157,35 @@ def evaluate_object(
     operation: str,
     *,
     version: str,
-    namespace: dict[str, Any] | None,
+    namespaces: Mapping[str, dict[str, Any]],
     defaulting: bool = True,
     resources: Sequence[dict[str, Any]] = (),
+    scope_known: bool = True,
 ) -> dict[str, Any]:
     """One object through admission as the cluster would answer; failures become an `error`."""
-    # `namespace`: the input's Namespace object of the object's namespace (None: it holds none).
+    # `namespaces`: the input's Namespace objects by name (those it holds; others stand in bare).
+    # `scope_known`: False for a kind no schema or CRD in force describes. kubectl prints
+    # metadata.namespace for every namespaced object of a dump, so then the object's own
+    # namespace, or none, says where it lives (a cluster-scoped custom resource is not in
+    # "default", where the request builder would put an object of an unknown kind).
+    overrides = None if scope_known else {"namespace": namespace_of(obj)}
     try:
         if operation == "CREATE":
-            request = admission.AdmissionRequest.build(object=obj, version=version)
+            request = admission.AdmissionRequest.build(
+                object=obj, overrides=overrides, version=version
+            )
         else:
-            request = admission.AdmissionRequest.build(object=obj, old_object=obj, version=version)
+            request = admission.AdmissionRequest.build(
+                object=obj, old_object=obj, overrides=overrides, version=version
+            )
+        # A Namespace's own request reads no namespace (policy_dispatcher.go unsets it), though
+        # its request names one: the namespace itself.
+        where = "" if request.kind == _NAMESPACE_KIND else request.namespace
         result = admission.evaluate(
             documents,
             request,
             version=version,
-            namespace_object=namespace_for(documents, namespace_of(obj), namespace),
+            namespace_object=namespace_for(documents, where, namespaces.get(where)),
             # Bound for every validation and mutation (cel/library authz): with no rules, the
             # authorizer `policyeditor eval` binds by default, so both agree on an object.
             authorizer=mock_authorizer([]),
@@ -208,18 +230,22 @@ def _evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
     params = without_drafted(job.params, job.documents)
     params_before = without_drafted(job.params, job.baseline) if job.baseline is not None else []
     rows = []
+    known: dict[tuple[str, str], bool] = {}  # per apiVersion and kind: kind_scope_known
     for obj in objects:
         row: Row = identity(obj)
-        namespace = job.namespaces.get(row["namespace"]) if row["namespace"] else None
+        kind = (row["apiVersion"], row["kind"])
+        if kind not in known:
+            known[kind] = kind_scope_known(obj, job.version)
         for operation in OPERATIONS:
             row[operation] = evaluate_object(
                 job.documents,
                 obj,
                 operation,
                 version=job.version,
-                namespace=namespace,
+                namespaces=job.namespaces,
                 defaulting=job.defaulting,
                 resources=params,
+                scope_known=known[kind],
             )
             if job.baseline is not None and same:
                 row[f"{operation}_before"] = dict(row[operation])
@@ -229,9 +255,10 @@ def _evaluate_batch(job: Job, objects: list[dict[str, Any]]) -> list[Row]:
                     obj,
                     operation,
                     version=job.baseline_version or job.version,
-                    namespace=namespace,
+                    namespaces=job.namespaces,
                     defaulting=job.defaulting,
                     resources=params_before,
+                    scope_known=known[kind],
                 )
         rows.append(row)
     return rows

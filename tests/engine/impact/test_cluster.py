@@ -4,6 +4,7 @@ exist, and mutations and audit annotations compared with the baseline."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,7 @@ from policyeditor.engine.impact import (
     unbound_policies,
     unbound_warning,
 )
+from policyeditor.engine.manifests.loading import load_documents
 from tests.builders import bound, document, namespace, replica_limit, rules, vap_binding
 from tests.engine.impact.helpers import deployment
 from tests.vectors import load_vectors
@@ -205,9 +207,55 @@ def test_namespace_for_applies_labels_and_annotations_and_leaves_its_inputs_alon
 def test_an_object_evaluated_alone_finds_its_namespace_as_a_row_does():
     documents = [*bound(replica_limit(3)), namespace("policy-params")]
     outcome = evaluate_object(
-        documents, deployment("p", 4, "prod"), "CREATE", version=VERSION, namespace=None
+        documents, deployment("p", 4, "prod"), "CREATE", version=VERSION, namespaces={}
     )
     assert outcome["result"] == "deny" and outcome["allowed"] is False
+
+
+# ---------------------------------------------------------------- the scope of custom resources
+
+CERTIFICATES_CRD = Path("tests/data/external/crds/cert-manager/cert-manager.io_certificates.yaml")
+
+
+def cert_manager_policy(resource: str) -> dict:
+    """A policy denying every `resource` of cert-manager.io in namespaces labelled env=prod."""
+    policy = replica_limit(3)
+    policy["spec"]["matchConstraints"] = rules(resource, group="cert-manager.io")
+    policy["spec"]["matchConstraints"]["namespaceSelector"] = {"matchLabels": {"env": "prod"}}
+    policy["spec"]["validations"] = [{"expression": "false", "message": "no"}]
+    return policy
+
+
+def cert_manager_object(kind: str, name: str, namespace: str | None = None) -> dict:
+    metadata = {"name": name, **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": "cert-manager.io/v1", "kind": kind, "metadata": metadata, "spec": {}}
+
+
+def test_a_custom_resource_without_its_crd_or_a_namespace_is_cluster_scoped_as_kubectl_prints_it():
+    # kubectl prints metadata.namespace for every namespaced object: without one, the object is
+    # cluster-scoped, and a namespaceSelector does not leave it out (it is not in "default").
+    job = Job(bound(cert_manager_policy("clusterissuers")), VERSION)
+    objects = [
+        cert_manager_object("ClusterIssuer", "cluster-wide"),
+        cert_manager_object("ClusterIssuer", "in-dev", "dev"),
+    ]
+    found = {row["name"]: row for row in rows(job, objects)}
+    assert found["cluster-wide"]["CREATE"]["result"] == "deny"
+    assert "no" in found["cluster-wide"]["CREATE"]["message"]
+    assert found["in-dev"]["CREATE"]["result"] == "skip"
+
+
+def test_with_its_crd_in_force_a_namespaced_kind_without_a_namespace_is_in_default():
+    crds = load_documents(CERTIFICATES_CRD.read_bytes())
+    certificate = cert_manager_object("Certificate", "c")
+    certificate["spec"] = {"issuerRef": {"name": "issuer"}, "secretName": "c-tls"}  # required
+    job = Job(bound(cert_manager_policy("certificates")), VERSION, crds=crds)
+    # The CRD says Namespaced: the request is in "default" (as kubectl sends it), which is not
+    # labelled env=prod. Without the CRD the same object reads as cluster-scoped.
+    assert outcomes(job, [certificate]) == {"c": "skip"}
+    job.namespaces = {"default": namespace("default", env="prod")}
+    assert outcomes(job, [certificate]) == {"c": "deny"}
+    assert outcomes(Job(job.documents, VERSION), [certificate]) == {"c": "deny"}
 
 
 # ---------------------------------------------------------------- mutations and audit annotations
