@@ -33,7 +33,7 @@ LISTED = 10_000  # changed objects listed in a report; the counts always cover e
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of `impact` (the version, defaulting and output options come from cli.py)."""
+    """The options of `impact` (the version, defaulting and output options come from cli_parser.py)."""
     parser.add_argument("files", nargs="+", metavar="POLICY", help="policies, bindings, params")
     parser.add_argument(
         "--dump",

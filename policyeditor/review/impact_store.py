@@ -21,7 +21,7 @@ from django.db import connection
 
 from policyeditor.editor import try_store
 from policyeditor.engine import impact
-from policyeditor.engine.impact.evaluate import MARSHAL_FORMAT
+from policyeditor.engine.impact.batches import MARSHAL_FORMAT
 from policyeditor.engine.manifests.loading import dump_documents
 from policyeditor.review.models import ImpactChunk, ImpactResult, ImpactRun, impact_storage
 

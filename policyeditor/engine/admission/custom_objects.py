@@ -16,7 +16,7 @@ from typing import Any
 from policyeditor.engine import schemas
 from policyeditor.engine.admission.request import AdmissionRequest
 from policyeditor.engine.admission.result import EvaluationResult
-from policyeditor.engine.cel import crd_rules
+from policyeditor.engine.cel import crd_rule_evaluation
 from policyeditor.engine.schemas.objects import check_custom_object
 
 
@@ -84,7 +84,7 @@ def invalid_custom_object(request: AdmissionRequest, obj: Any) -> EvaluationResu
     check = check_custom_object(obj)
     if check is None:
         return None
-    check.errors += crd_rules.errors_after_schema(
+    check.errors += crd_rule_evaluation.errors_after_schema(
         check.errors,
         check.object,
         _schema_of(obj),

@@ -14,7 +14,11 @@ Positions: CelIssue.line and .column are 1-based, exactly as cel-go prints them.
 from __future__ import annotations
 
 from policyeditor.engine.cel.compiler import clear_cache, compile_expression, parse_expression
-from policyeditor.engine.cel.composition import compile_variables, evaluate_expression
+from policyeditor.engine.cel.composition import (
+    VariableResolver,
+    compile_variables,
+    evaluate_expression,
+)
 from policyeditor.engine.cel.cost import (
     AUTHZ_CHECK_COST,
     MATCH_CONDITIONS_BUDGET,
@@ -25,7 +29,7 @@ from policyeditor.engine.cel.crd_rules import crd_rule_errors
 from policyeditor.engine.cel.issues import CelIssue, format_issues
 from policyeditor.engine.cel.library.authz import AuthorizationDecision, Authorizer
 from policyeditor.engine.cel.model import CompileResult, Context, Declarations, EnvType, EvalResult
-from policyeditor.engine.cel.program import Program, VariableResolver
+from policyeditor.engine.cel.program import Program
 from policyeditor.engine.cel.runtime.activation import Activation
 from policyeditor.engine.cel.runtime.state import BUDGET_MESSAGE, COST_LIMIT_MESSAGE, CostBudget
 from policyeditor.engine.cel.schema_check import type_check, type_check_warning

@@ -1,4 +1,4 @@
-"""compile_expression: rewrite, check, validate, prepare for the runtime; cached."""
+"""compile_expression: rewrite, check, validate, prepare for the runtime; cached (errors: compile_issues)."""
 
 from __future__ import annotations
 
@@ -15,16 +15,14 @@ from policyeditor.engine.cel import (
     cost,
     features,
     format_check,
-    library_bridge,
     validators,
 )
-from policyeditor.engine.cel.environment import Environment, get_environment, split_type_params
+from policyeditor.engine.cel.compile_issues import constant_regex_errors, engine_issues, issue_at
+from policyeditor.engine.cel.environment import Environment, get_environment
 from policyeditor.engine.cel.issues import (
     CelIssue,
     line_column_to_offset,
-    offset_to_line_column,
     parse_engine_issues,
-    snippet_for,
     translate_compile_message,
 )
 from policyeditor.engine.cel.model import (
@@ -38,7 +36,7 @@ from policyeditor.engine.cel.program import Program
 from policyeditor.engine.cel.runtime import lowering
 from policyeditor.engine.cel.runtime.functions import JSONPATCH_FN, OBJECT_FN
 from policyeditor.engine.cel.syntax import ast_pb, rewrite
-from policyeditor.engine.cel.syntax.walk import node_type, walk
+from policyeditor.engine.cel.syntax.walk import node_type
 from policyeditor.engine.versions import minor, normalize_version
 
 _CACHE: OrderedDict[tuple[Any, ...], CompileResult] = OrderedDict()
@@ -52,9 +50,6 @@ MAX_EXPRESSION_LENGTH = 100_000
 
 _CROSS_NUMERIC = re.compile(
     r"^found no matching overload for '_(?:<|<=|>|>=)_' applied to '\((int|uint|double), (int|uint|double)\)'$"
-)
-_NAMED_FUNCTION = re.compile(
-    r"^(?:undeclared reference to|found no matching overload for) '([^']+)'"
 )
 
 
@@ -130,13 +125,6 @@ def _compile_cached(
     return result
 
 
-def _issue(source: str, offset: int | None, message: str) -> CelIssue:
-    if offset is None:
-        return CelIssue(message)
-    line, column = offset_to_line_column(source, offset)
-    return CelIssue(message, line, column, snippet_for(source, line, column))
-
-
 def _parse(env: Environment, text: str) -> Any | None:
     try:
         compiled = env.env.compile(text, disable_check=True)
@@ -166,95 +154,6 @@ def _parsed(expression: str, feature_minor: int) -> Any | None:
     # Shared between callers (the linter parses every expression on every keystroke): read only.
     env = get_environment(feature_minor, Context.VALIDATION, Declarations(mutating=True))
     return _parse(env, expression)
-
-
-def _version_hint(name: str, feature_minor: int, env_type: EnvType) -> str:
-    introduced = features.EXTENSION_FUNCTIONS.get(name)
-    if introduced is None:
-        introduced = library_bridge.introduced_in().get(name)
-    if introduced is None or introduced <= feature_minor:
-        return ""
-    hint = f"`{name}` requires Kubernetes {features.required_version(introduced)}"
-    if env_type == EnvType.NEW_EXPRESSIONS:
-        hint += f" (new expressions: {features.required_version(introduced + 1)})"
-    return hint
-
-
-def _engine_issues(
-    text: str,
-    rw: rewrite.Rewrite,
-    feature_minor: int,
-    env_type: EnvType,
-    declarations: Declarations = NO_DECLARATIONS,
-    context: Context = Context.VALIDATION,
-) -> list[CelIssue]:
-    issues = []
-    for line, column, raw in parse_engine_issues(text):
-        message = translate_compile_message(raw)
-        if line == 0:
-            issues.append(CelIssue(message))
-            continue
-        offset = rw.to_original(line_column_to_offset(rw.text, line, column))
-        named = _NAMED_FUNCTION.match(message)
-        full_name = named.group(1) if named else ""
-        unknown_variable = _unknown_variable(full_name, message, declarations, context)
-        if unknown_variable:
-            # Kubernetes declares `variables` as one object type with a field per variable, so an
-            # unknown one is a missing field, reported (as cel-go does) at the selecting dot.
-            issues.append(_issue(rw.original, offset, f"undefined field '{unknown_variable}'"))
-            continue
-        if named and "." in named.group(1) and message.startswith("undeclared reference"):
-            # cel-go reports the unresolved root identifier of a qualified name at its start.
-            parts = named.group(1).split(".")
-            offset = max(0, offset - (len(named.group(1)) - len(parts[-1]) - 1))
-            message = message.replace(f"'{named.group(1)}'", f"'{parts[0]}'", 1)
-            named = _NAMED_FUNCTION.match(message)
-        if named:
-            written = re.match(r"[A-Za-z_][A-Za-z0-9_.]*", rw.original[offset:])
-            candidates = [full_name, full_name.split(".")[-1]]
-            if written:
-                candidates.insert(0, written.group(0))
-            hint = next(
-                (h for c in candidates if (h := _version_hint(c, feature_minor, env_type))), ""
-            )
-            if hint:
-                message = f"{message}: {hint}"
-        message = _member_call_types(message, rw.original, offset)
-        issues.append(_issue(rw.original, offset, message))
-    return issues
-
-
-def _unknown_variable(
-    full_name: str, message: str, declarations: Declarations, context: Context
-) -> str:
-    """The field name when message is an undeclared `variables.<name>` while variables exist."""
-    if context == Context.MATCH_CONDITION:  # matchConditions never see `variables` (8.7)
-        return ""
-    if not declarations.variables or not message.startswith("undeclared reference"):
-        return ""
-    root, _, rest = full_name.partition(".")
-    return rest.split(".")[0] if root == "variables" and rest else ""
-
-
-_OVERLOAD = re.compile(r"^(found no matching overload for '[^']+' applied to ')\((.*)\)'$")
-
-
-def _member_call_types(message: str, source: str, offset: int) -> str:
-    """cel-go prints a member call's receiver outside the parentheses: 'string.(int)'."""
-    match = _OVERLOAD.match(message)
-    if match is None or source[offset : offset + 1] != "(":
-        return message
-    before = source[:offset].rstrip()
-    name = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\Z", before)
-    if name is None or not before[: name.start()].rstrip().endswith("."):
-        return message
-    function = message[len("found no matching overload for '") :].split("'", 1)[0]
-    if function.rsplit(".", 1)[-1] != name.group(1):
-        return message  # a macro's expansion (`all` -> `_&&_`) reported at the macro's call
-    args = split_type_params(match.group(2))
-    if not args:
-        return message
-    return f"{match.group(1)}{args[0]}.({', '.join(args[1:])})'"
 
 
 def _output_type(checked: Any) -> str:
@@ -338,7 +237,7 @@ def _compile(
             break
     if compiled is None:
         return CompileResult(
-            errors=_engine_issues(
+            errors=engine_issues(
                 aliases.plain_names(error_text, env.aliases),
                 rw,
                 feature_minor,
@@ -363,9 +262,9 @@ def _compile(
     for node_id, message in findings:
         offset = positions.get(node_id)
         errors.append(
-            _issue(expression, rw.to_original(offset) if offset is not None else None, message)
+            issue_at(expression, rw.to_original(offset) if offset is not None else None, message)
         )
-    errors.extend(_constant_regex_errors(checked))
+    errors.extend(constant_regex_errors(checked))
     if errors:
         return CompileResult(errors=errors)
     output_type = _output_type(checked)
@@ -405,31 +304,6 @@ def _compile(
         estimated_cost=estimated,
         output_type=output_type,
     )
-
-
-_REGEX_FUNCTIONS = {"find": 0, "findAll": 0}
-
-
-def _constant_regex_errors(checked: Any) -> list[CelIssue]:
-    """cel-go compiles constant regexes of the Kubernetes regex library at program creation."""
-    from policyeditor.engine.cel import literals
-
-    issues = []
-    for node in walk(checked.expr):
-        if node.WhichOneof("expr_kind") != "call_expr":
-            continue
-        call = node.call_expr
-        if call.function not in _REGEX_FUNCTIONS or not call.HasField("target") or not call.args:
-            continue
-        arg = call.args[0]
-        if (
-            arg.WhichOneof("expr_kind") == "const_expr"
-            and arg.const_expr.WhichOneof("constant_kind") == "string_value"
-        ):
-            problem = literals.regex_error(arg.const_expr.string_value)
-            if problem:
-                issues.append(CelIssue(f"program instantiation failed: {problem}"))
-    return issues
 
 
 def clear_cache() -> None:

@@ -1,4 +1,4 @@
-"""Composited variables and the one-shot evaluate_expression for the CLI.
+"""Composited variables, compiled in order and resolved lazily; evaluate_expression for the CLI.
 
 Variables follow kubernetes/kubernetes staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/
 composition.go: CompositedCompiler.CompileAndStoreVariable types `variables.<name>`, and
@@ -19,10 +19,89 @@ from policyeditor.engine.cel.model import (
     EnvType,
     EvalResult,
 )
-from policyeditor.engine.cel.program import Program, VariableResolver
-from policyeditor.engine.cel.runtime.activation import Activation
-from policyeditor.engine.cel.runtime.state import CostBudget
+from policyeditor.engine.cel.program import Program
+from policyeditor.engine.cel.runtime.activation import Activation, EngineCache
+from policyeditor.engine.cel.runtime.functions import holder_name
+from policyeditor.engine.cel.runtime.state import CostBudget, CostExceeded, EvalState
+from policyeditor.engine.cel.runtime.values import plain_view
 from policyeditor.engine.versions import DEFAULT_VERSION
+
+
+class VariableResolver:
+    """Composited variables of one activation: evaluated on first read, then memoised."""
+
+    def __init__(
+        self, compiled: dict[str, CompileResult], activation: Activation | None = None
+    ) -> None:
+        self.compiled = compiled
+        self.activation = activation
+        self._values: dict[str, tuple[bool, Any]] = {}
+        self._plain: dict[str, tuple[bool, Any]] = {}  # `values`, converted once per name
+        # One list per variable, bound in this resolver's engine activations and filled with
+        # the value when it is resolved, before any read of it (runtime.lowering._hold_variables).
+        self._holder_of: dict[str, list[Any]] = {}  # variable name -> its holder
+        self.holders: dict[str, list[Any]] = {}  # activation name -> holder
+        for name in compiled:
+            holder = holder_name(name)
+            if holder is not None:
+                self.holders[holder] = self._holder_of[name] = []
+        self.engine_cache: EngineCache = {}  # Activation.engine_activation's, for this resolver
+
+    @property
+    def values(self) -> dict[str, tuple[bool, Any]]:
+        """The variables evaluated so far: name -> (ok, plain value or error text)."""
+        plain = self._plain
+        for name, (ok, value) in self._values.items():
+            if name not in plain:
+                # Shared with the holder, not copied: neither the engine nor the trace changes it.
+                plain[name] = (ok, plain_view(value) if ok else value)
+        return dict(plain)
+
+    def all_resolved(self, names: tuple[str, ...]) -> bool:
+        """True when every one of names was evaluated, without error, by this resolver."""
+        values = self._values
+        for name in names:
+            result = values.get(name)
+            if result is None or not result[0]:
+                return False
+        return True
+
+    def bind(self, activation: Activation) -> VariableResolver:
+        """A fresh resolver (empty memo) over activation: each activation re-evaluates."""
+        resolver = VariableResolver(self.compiled, activation)
+        activation.variables = resolver
+        return resolver
+
+    def resolve(self, name: str, state: EvalState) -> Any:
+        """The value of variable name; raises ValueError with Kubernetes' wording on failure."""
+        if name in self._values:
+            ok, value = self._values[name]
+            if ok:
+                return value
+            raise ValueError(value)
+        compiled = self.compiled.get(name)
+        if compiled is None:
+            raise ValueError(f"no such attribute(s): variables.{name}")
+        if not compiled.ok:
+            message = f'composited variable "{name}" fails to compile: {compiled.error_text()}'
+            self._values[name] = (False, message)
+            raise ValueError(message)
+        activation = self.activation if self.activation is not None else Activation(variables=self)
+        # Optional variables stay in their [value] / [] form: the reader indexes them back.
+        # The value stays in the engine's Python form (durations, timestamps, bytes as such),
+        # so readers see the variable's CEL type; `values` converts it for display.
+        ok, value = compiled.program.run(activation, state, raw_optional=True, engine_value=True)
+        if not ok:
+            if state.exceeded:
+                raise CostExceeded(state.exceeded)
+            message = f'composited variable "{name}" fails to evaluate: {value}'
+            self._values[name] = (False, message)
+            raise ValueError(message)
+        self._values[name] = (True, value)
+        holder = self._holder_of.get(name)
+        if holder is not None and not holder:
+            holder.append(value)
+        return value
 
 
 def compile_variables(

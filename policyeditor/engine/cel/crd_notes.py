@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from policyeditor.engine import schemas
-from policyeditor.engine.cel import crd_rules
+from policyeditor.engine.cel import crd_rule_evaluation
 from policyeditor.engine.cel.schema_check import type_check_warning
 from policyeditor.engine.schemas.objects import check_custom_object
 from policyeditor.engine.versions import DEFAULT_VERSION
@@ -25,7 +25,7 @@ def custom_resource_notes(
         notes.extend(check.warnings)
         notes.extend(str(error) for error in check.errors)
         crd_schema = schemas.schema_for(group, api_version, str(obj.get("kind") or ""), version)
-        rules = crd_rules.errors_after_schema(check.errors, check.object, crd_schema)
+        rules = crd_rule_evaluation.errors_after_schema(check.errors, check.object, crd_schema)
         notes.extend(str(error) for error in rules)
     param_schema = None
     if isinstance(params, dict):

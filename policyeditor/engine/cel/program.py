@@ -1,4 +1,4 @@
-"""Compiled programs and lazy composited variables (activations: runtime/activation.py)."""
+"""Compiled programs and their evaluation; variables in composition.py, activations in runtime/."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import cel_expr_python.cel as cel
 from policyeditor.engine.cel.cost import PER_CALL_LIMIT
 from policyeditor.engine.cel.issues import CelIssue
 from policyeditor.engine.cel.issues import translate_runtime_message as _translate
-from policyeditor.engine.cel.model import CompileResult, Context, EvalResult
+from policyeditor.engine.cel.model import Context, EvalResult
 from policyeditor.engine.cel.runtime import memory, selects
-from policyeditor.engine.cel.runtime.activation import Activation, EngineCache
-from policyeditor.engine.cel.runtime.functions import holder_name, strip_markers
+from policyeditor.engine.cel.runtime.activation import Activation
+from policyeditor.engine.cel.runtime.functions import strip_markers
 from policyeditor.engine.cel.runtime.state import CURRENT, CostBudget, CostExceeded, EvalState
-from policyeditor.engine.cel.runtime.values import plain_view, sanitize_input, to_engine, to_plain
+from policyeditor.engine.cel.runtime.values import sanitize_input, to_engine, to_plain
 from policyeditor.engine.cel.syntax import ast_pb
 
 # cel-expr-python stops any evaluation after 10,000 comprehension iterations in total (cel-cpp's
@@ -24,83 +24,6 @@ ENGINE_ITERATION_MESSAGE = (
     "evaluation stopped after 10000 comprehension iterations: a limit of the CEL engine used by "
     "policyeditor (cel-expr-python), not of Kubernetes"
 )
-
-
-class VariableResolver:
-    """Composited variables of one activation: evaluated on first read, then memoised."""
-
-    def __init__(
-        self, compiled: dict[str, CompileResult], activation: Activation | None = None
-    ) -> None:
-        self.compiled = compiled
-        self.activation = activation
-        self._values: dict[str, tuple[bool, Any]] = {}
-        self._plain: dict[str, tuple[bool, Any]] = {}  # `values`, converted once per name
-        # One list per variable, bound in this resolver's engine activations and filled with
-        # the value when it is resolved, before any read of it (runtime.lowering._hold_variables).
-        self._holder_of: dict[str, list[Any]] = {}  # variable name -> its holder
-        self.holders: dict[str, list[Any]] = {}  # activation name -> holder
-        for name in compiled:
-            holder = holder_name(name)
-            if holder is not None:
-                self.holders[holder] = self._holder_of[name] = []
-        self.engine_cache: EngineCache = {}  # Activation.engine_activation's, for this resolver
-
-    @property
-    def values(self) -> dict[str, tuple[bool, Any]]:
-        """The variables evaluated so far: name -> (ok, plain value or error text)."""
-        plain = self._plain
-        for name, (ok, value) in self._values.items():
-            if name not in plain:
-                # Shared with the holder, not copied: neither the engine nor the trace changes it.
-                plain[name] = (ok, plain_view(value) if ok else value)
-        return dict(plain)
-
-    def all_resolved(self, names: tuple[str, ...]) -> bool:
-        """True when every one of names was evaluated, without error, by this resolver."""
-        values = self._values
-        for name in names:
-            result = values.get(name)
-            if result is None or not result[0]:
-                return False
-        return True
-
-    def bind(self, activation: Activation) -> VariableResolver:
-        """A fresh resolver (empty memo) over activation: each activation re-evaluates."""
-        resolver = VariableResolver(self.compiled, activation)
-        activation.variables = resolver
-        return resolver
-
-    def resolve(self, name: str, state: EvalState) -> Any:
-        """The value of variable name; raises ValueError with Kubernetes' wording on failure."""
-        if name in self._values:
-            ok, value = self._values[name]
-            if ok:
-                return value
-            raise ValueError(value)
-        compiled = self.compiled.get(name)
-        if compiled is None:
-            raise ValueError(f"no such attribute(s): variables.{name}")
-        if not compiled.ok:
-            message = f'composited variable "{name}" fails to compile: {compiled.error_text()}'
-            self._values[name] = (False, message)
-            raise ValueError(message)
-        activation = self.activation if self.activation is not None else Activation(variables=self)
-        # Optional variables stay in their [value] / [] form: the reader indexes them back.
-        # The value stays in the engine's Python form (durations, timestamps, bytes as such),
-        # so readers see the variable's CEL type; `values` converts it for display.
-        ok, value = compiled.program.run(activation, state, raw_optional=True, engine_value=True)
-        if not ok:
-            if state.exceeded:
-                raise CostExceeded(state.exceeded)
-            message = f'composited variable "{name}" fails to evaluate: {value}'
-            self._values[name] = (False, message)
-            raise ValueError(message)
-        self._values[name] = (True, value)
-        holder = self._holder_of.get(name)
-        if holder is not None and not holder:
-            holder.append(value)
-        return value
 
 
 _ERROR = cel.Type.ERROR

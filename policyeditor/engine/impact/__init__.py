@@ -1,5 +1,15 @@
 """Impact analysis: stream a cluster dump and evaluate every object through admission, isolated."""
 
+from policyeditor.engine.impact.batches import (
+    BATCH,
+    BATCH_WEIGHT,
+    Job,
+    Packed,
+    namespace_of,
+    pack,
+    pack_batches,
+    unpack,
+)
 from policyeditor.engine.impact.cluster import (
     bare_namespace,
     namespace_for,
@@ -17,23 +27,13 @@ from policyeditor.engine.impact.dump import (
     open_dump,
 )
 from policyeditor.engine.impact.evaluate import (
-    BATCH,
-    BATCH_WEIGHT,
     OPERATIONS,
     RESULTS,
-    Job,
-    Packed,
     evaluate_batch,
     evaluate_object,
     evaluate_packed,
-    evaluate_packed_stream,
-    evaluate_stream,
     failed_row,
     identity,
-    namespace_of,
-    pack,
-    pack_batches,
-    unpack,
 )
 from policyeditor.engine.impact.params import (
     MAX_PARAM_BYTES,
@@ -53,6 +53,7 @@ from policyeditor.engine.impact.report import (
     has_baseline,
     label,
 )
+from policyeditor.engine.impact.stream import evaluate_packed_stream, evaluate_stream
 
 __all__ = [
     "BATCH",

@@ -21,7 +21,9 @@ from ruamel.yaml.error import YAMLError
 from policyeditor.engine.errors import InputError
 from policyeditor.engine.manifests.dump import dump_documents
 from policyeditor.engine.manifests.loading import load_documents
-from policyeditor.engine.manifests.textpatch import Unsupported, patch_text, same
+from policyeditor.engine.manifests.node_edits import same
+from policyeditor.engine.manifests.textpatch import patch_text
+from policyeditor.engine.manifests.yaml_scalars import Unsupported
 
 _JSON_START = re.compile(r"\A\s*[\[{]")
 # Patching composes the source with PyYAML's pure-Python parser (exact character positions) and

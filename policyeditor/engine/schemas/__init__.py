@@ -1,13 +1,15 @@
 """The built-in Kubernetes OpenAPI schemas and REST resources of each targeted version."""
 
-from policyeditor.engine.schemas.crds import (
-    CrdError,
+from policyeditor.engine.schemas.crd_registry import (
     CrdRegistry,
-    CrdVersion,
-    CustomResourceDefinition,
     crd_documents,
     load_crds,
     merge_registries,
+)
+from policyeditor.engine.schemas.crds import (
+    CrdError,
+    CrdVersion,
+    CustomResourceDefinition,
     parse_crd,
 )
 from policyeditor.engine.schemas.in_force import crds_in_force

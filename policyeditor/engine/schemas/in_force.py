@@ -7,7 +7,7 @@ import hashlib
 import json
 from typing import Any
 
-from policyeditor.engine.schemas.crds import CrdRegistry, load_crds
+from policyeditor.engine.schemas.crd_registry import CrdRegistry, load_crds
 from policyeditor.engine.schemas.layer import using
 
 # A worker serves many calls with the same CRDs (a draft's library, an impact run's): the checked

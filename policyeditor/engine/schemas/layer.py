@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 
 class CustomLayer(Protocol):
-    """What the lookups need from a set of CRDs (crds.CrdRegistry implements it)."""
+    """What the lookups need from a set of CRDs (crd_registry.CrdRegistry implements it)."""
 
     def schema_for(self, group: str, version: str, kind: str) -> dict[str, Any] | None:
         """The prepared openAPIV3Schema of a served version of a CRD kind, or None."""

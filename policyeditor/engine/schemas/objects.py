@@ -6,7 +6,7 @@ the strict field validation of handlers/fieldmanager reports them as `unknown fi
 validates it against the schema before storing it (pkg/apiserver/validation/validation.go,
 ValidateCustomResource, on kube-openapi's validate package, whose messages are kept here). Missing
 fields get the schema's `default:` after pruning (pkg/apiserver/schema/defaulting/algorithm.go,
-Default). The x-kubernetes-validations (CEL) rules run a layer up, in cel/crd_rules.py.
+Default). The x-kubernetes-validations (CEL) rules run a layer up, in cel/crd_rule_evaluation.py.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from policyeditor.engine import schemas
-from policyeditor.engine.cel.crd_rules import errors_after_schema, rule_errors
+from policyeditor.engine.cel.crd_rule_evaluation import errors_after_schema, rule_errors
 from tests.crd_cases import widget, widget_crd
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from policyeditor.engine import schemas
-from policyeditor.engine.cel.crd_rules import rule_errors
+from policyeditor.engine.cel.crd_rule_evaluation import rule_errors
 from policyeditor.engine.cel.crd_types import escape
 from tests.crd_cases import widget, widget_crd
 

@@ -9,13 +9,15 @@ import pytest
 import yaml
 
 from policyeditor.engine.manifests.loading import load_documents
+from policyeditor.engine.manifests.node_edits import same
 from policyeditor.engine.manifests.roundtrip import (
     MAX_PATCH_CHARS,
     roundtrip_dump,
     source_for,
     update_source,
 )
-from policyeditor.engine.manifests.textpatch import Unsupported, patch_text, same
+from policyeditor.engine.manifests.textpatch import patch_text
+from policyeditor.engine.manifests.yaml_scalars import Unsupported
 from tests.sources import changed_lines
 from tests.vectors import DATA, SHARED
 

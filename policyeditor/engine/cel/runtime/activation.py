@@ -15,7 +15,7 @@ EngineCache = dict[int, tuple[tuple[object, ...], Any]]
 
 
 class VariableSource(Protocol):
-    """What an activation needs of composited variables (program.VariableResolver is one)."""
+    """What an activation needs of composited variables (composition.VariableResolver is one)."""
 
     holders: dict[str, list[Any]]
     engine_cache: EngineCache

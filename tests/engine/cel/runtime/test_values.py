@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policyeditor.engine import cel
-from policyeditor.engine.manifests.textpatch import same
+from policyeditor.engine.manifests.node_edits import same
 
 _INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 _FLOATS = st.floats(allow_nan=False, allow_infinity=False)
