@@ -16,12 +16,10 @@ from typing import TextIO
 from policyeditor import cli_impact
 from policyeditor.cli_crds import crds_in_force
 from policyeditor.cli_evaluate import cmd_cel, cmd_eval, cmd_test
-from policyeditor.cli_parser import EXIT_USAGE, build_parser
+from policyeditor.cli_parser import build_parser
+from policyeditor.cli_status import EXIT_BROKEN_PIPE, EXIT_FAILED, EXIT_USAGE
 from policyeditor.cli_validate import cmd_export_static, cmd_lint, cmd_validate
 from policyeditor.engine.errors import InputError, MemoryExhausted
-
-EXIT_FAILED = 1
-EXIT_BROKEN_PIPE = 128 + 13  # as a shell reports a process SIGPIPE stopped
 
 
 def main(

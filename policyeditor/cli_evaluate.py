@@ -11,10 +11,8 @@ from policyeditor.cli_crds import cel_crd_notes, crd_documents
 from policyeditor.cli_inputs import kubernetes_version, load_file, load_one
 from policyeditor.cli_output import cel_result_to_dict, dump, format_evaluation
 from policyeditor.cli_policies import NO_POLICY, refuse_invalid
+from policyeditor.cli_status import EXIT_FAILED, EXIT_OK
 from policyeditor.engine.errors import InputError
-
-EXIT_OK, EXIT_FAILED = 0, 1
-
 
 # ---------------------------------------------------------------- eval
 

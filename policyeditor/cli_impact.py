@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from policyeditor.cli_crds import crd_documents
 from policyeditor.cli_policies import NO_POLICY, has_policy, refuse_invalid
+from policyeditor.cli_status import EXIT_FAILED, EXIT_OK
 from policyeditor.engine.errors import InputError
 
 if TYPE_CHECKING:
     from policyeditor.engine.impact import Job, ParamCollector
 
-EXIT_OK, EXIT_FAILED = 0, 1
 COPY_CHUNK = 1 << 20
 # Names of standard input: two options reading it would leave one of them nothing.
 STDIN_NAMES = {"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}

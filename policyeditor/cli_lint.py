@@ -8,10 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from policyeditor.cli_status import EXIT_FAILED, EXIT_OK
 from policyeditor.engine.errors import FieldError, InputError
 from policyeditor.engine.objects import name_of
-
-EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def add_parsers(sub: Any, version_option: Callable[[argparse.ArgumentParser], None]) -> None:

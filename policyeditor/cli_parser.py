@@ -8,8 +8,8 @@ from typing import NoReturn
 
 from policyeditor import __version__, cli_impact, cli_lint
 from policyeditor.cli_crds import add_crd_option
+from policyeditor.cli_status import EXIT_USAGE
 
-EXIT_USAGE = 2  # argparse's status for usage errors, which main() also gives bad input
 OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 
 

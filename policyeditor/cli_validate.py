@@ -11,9 +11,8 @@ from typing import Any, TextIO
 from policyeditor import cli_lint
 from policyeditor.cli_inputs import kubernetes_version, load_file
 from policyeditor.cli_output import dump
+from policyeditor.cli_status import EXIT_FAILED, EXIT_OK
 from policyeditor.engine.objects import name_of
-
-EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def cmd_validate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

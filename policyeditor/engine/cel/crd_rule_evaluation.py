@@ -16,21 +16,9 @@ from policyeditor.engine.cel.crd_types import typed_value
 from policyeditor.engine.cel.runtime.activation import Activation
 from policyeditor.engine.cel.runtime.state import BUDGET_MESSAGE, COST_LIMIT_MESSAGE, CostBudget
 from policyeditor.engine.errors import FieldError
+from policyeditor.engine.jsontypes import same_json
 
 _MISSING = object()
-
-
-def _same(first: Any, second: Any) -> bool:
-    """equality.Semantic.DeepEqual on JSON values: 1 and true, 1 and 1.0 differ."""
-    if type(first) is not type(second):
-        return False
-    if isinstance(first, dict):
-        return first.keys() == second.keys() and all(_same(v, second[k]) for k, v in first.items())
-    if isinstance(first, list):
-        return len(first) == len(second) and all(
-            _same(a, b) for a, b in zip(first, second, strict=True)
-        )
-    return bool(first == second)
 
 
 def _type_name(schema: dict[str, Any]) -> str:
@@ -133,7 +121,7 @@ class _Run:
             return
         if result is True:
             return
-        if not rule.uses_old_self and old is not _MISSING and _same(old, value):
+        if not rule.uses_old_self and old is not _MISSING and same_json(old, value):
             # Validation ratcheting (CRDValidationRatcheting, on since 1.30): an unchanged value
             # keeps passing on UPDATE (validation.go, Validate: correlation.shouldRatchetError).
             return

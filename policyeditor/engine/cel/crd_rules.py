@@ -19,7 +19,6 @@ from policyeditor.engine.cel.model import CompileResult, Context, EnvType
 from policyeditor.engine.errors import FieldError
 
 _REASONS = ("FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate")
-_META_KEYS = ("apiVersion", "kind", "metadata")
 
 
 @dataclass(frozen=True)

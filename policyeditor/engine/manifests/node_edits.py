@@ -13,6 +13,7 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from policyeditor.engine.jsontypes import same_json
 from policyeditor.engine.manifests.dump import dump_block
 from policyeditor.engine.manifests.yaml_scalars import (
     BREAKS,
@@ -25,17 +26,6 @@ from policyeditor.engine.manifests.yaml_scalars import (
 )
 
 Edit = tuple[int, int, str]
-
-
-def same(a: Any, b: Any) -> bool:
-    """JSON equality that tells 1 from 1.0 and True (Python's == does not)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
 
 
 class NodePatcher:
@@ -86,7 +76,7 @@ class NodePatcher:
 
     # --- the walk -----------------------------------------------------------------------------
     def patch(self, node: Node, old: Any, new: Any, flow: bool = False) -> None:
-        if same(old, new):
+        if same_json(old, new):
             return
         if isinstance(node, MappingNode | SequenceNode) and node.flow_style and not flow:
             self.flow(node, old, new)

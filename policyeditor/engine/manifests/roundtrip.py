@@ -19,9 +19,9 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
 from policyeditor.engine.errors import InputError
+from policyeditor.engine.jsontypes import same_json
 from policyeditor.engine.manifests.dump import dump_documents
 from policyeditor.engine.manifests.loading import load_documents
-from policyeditor.engine.manifests.node_edits import same
 from policyeditor.engine.manifests.textpatch import patch_text
 from policyeditor.engine.manifests.yaml_scalars import Unsupported
 
@@ -36,7 +36,7 @@ _MAP_UNDER_KEY = re.compile(r"^( *)[^\s#-][^\n]*:[ \t]*\n( *)[^\s#-]", re.MULTIL
 
 def _loads_to(text: str, documents: list[dict[str, Any]]) -> bool:
     try:
-        return same(load_documents(text, source="source"), documents)
+        return same_json(load_documents(text, source="source"), documents)
     except InputError:
         return False
 
@@ -68,7 +68,7 @@ def _yaml(source: str) -> YAML:
 
 def _merge(node: Any, old: Any, new: Any) -> Any:
     """`node` (a ruamel value that loaded as `old`) updated in place to `new`, or `new` itself."""
-    if same(old, new):
+    if same_json(old, new):
         return node
     if isinstance(node, CommentedMap) and isinstance(old, dict) and isinstance(new, dict):
         for key in [k for k in node if k not in new]:
@@ -124,7 +124,7 @@ def update_source(source: str, documents: list[dict[str, Any]]) -> str:
         old_docs = load_documents(source, source="source")
     except InputError:
         return dump_documents(documents) if documents else ""
-    if same(old_docs, documents):
+    if same_json(old_docs, documents):
         return source
     if len(source) > MAX_PATCH_CHARS:
         return dump_documents(documents) if documents else ""

@@ -15,8 +15,9 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from policyeditor.engine.jsontypes import same_json
 from policyeditor.engine.manifests.dump import dump_documents
-from policyeditor.engine.manifests.node_edits import Edit, NodePatcher, same
+from policyeditor.engine.manifests.node_edits import Edit, NodePatcher
 from policyeditor.engine.manifests.yaml_scalars import Unsupported
 
 _NULLS = ("", "~", "null", "Null", "NULL")
@@ -119,7 +120,7 @@ def _list_item_view(
     old, new = dict(old), dict(new)
     for field in ("apiVersion", "kind"):
         if field not in written and field in old:
-            if field not in new or not same(new[field], old[field]):
+            if field not in new or not same_json(new[field], old[field]):
                 raise Unsupported("a List item's inherited field changed")
             del old[field], new[field]
     return old, new

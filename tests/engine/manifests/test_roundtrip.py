@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from policyeditor.engine.jsontypes import same_json
 from policyeditor.engine.manifests.loading import load_documents
-from policyeditor.engine.manifests.node_edits import same
 from policyeditor.engine.manifests.roundtrip import (
     MAX_PATCH_CHARS,
     roundtrip_dump,
@@ -77,7 +77,7 @@ def test_json_text_or_text_that_reads_otherwise_is_not_kept():
 def test_a_changed_plain_scalar_changes_only_its_line_and_keeps_the_comment():
     docs, text = edited(SOURCE, lambda d: d[0]["spec"].update(failurePolicy="Ignore"))
     assert changed_lines(SOURCE, text) == ["-  failurePolicy: Fail", "+  failurePolicy: Ignore"]
-    assert same(load_documents(text), docs)
+    assert same_json(load_documents(text), docs)
 
 
 def test_a_quoted_scalar_stays_quoted_in_its_own_quotes():
@@ -101,7 +101,7 @@ def test_a_folded_block_scalar_keeps_its_folds_when_one_word_changes():
 
     docs, text = edited(SOURCE, change)
     assert changed_lines(SOURCE, text) == ["-        5", "+        7"]
-    assert same(load_documents(text), docs)
+    assert same_json(load_documents(text), docs)
 
 
 def test_a_literal_block_scalar_stays_a_literal_block():
@@ -128,14 +128,14 @@ def test_an_added_key_is_appended_after_its_siblings():
 
     docs, text = edited(SOURCE, change)
     assert changed_lines(SOURCE, text) == ["+      reason: Forbidden"]
-    assert same(load_documents(text), docs)
+    assert same_json(load_documents(text), docs)
 
 
 def test_a_removed_key_takes_its_lines_and_nothing_else():
     docs, text = edited(SOURCE, lambda d: d[0]["spec"].pop("matchConstraints"))
     removed = changed_lines(SOURCE, text)
     assert all(line.startswith("-") for line in removed) and len(removed) == 6
-    assert same(load_documents(text), docs)
+    assert same_json(load_documents(text), docs)
     assert "# The replica limit, as kept in Git." in text
 
 
@@ -145,7 +145,7 @@ def test_list_items_are_updated_appended_and_removed_element_wise():
 
     docs, text = edited(SOURCE, append)
     assert changed_lines(SOURCE, text) == ['+    - expression: "true"', "+      message: ok"]
-    assert same(load_documents(text), docs)
+    assert same_json(load_documents(text), docs)
     docs, text = edited(SOURCE, lambda d: d[0]["spec"]["validations"].pop())
     assert changed_lines(SOURCE, text) == [
         "-    - expression: |",
@@ -156,9 +156,9 @@ def test_list_items_are_updated_appended_and_removed_element_wise():
 def test_documents_are_appended_and_removed_whole():
     param = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "limits"}}
     docs, text = edited(SOURCE, lambda d: d.append(param))
-    assert text.startswith(SOURCE) and same(load_documents(text), docs)
+    assert text.startswith(SOURCE) and same_json(load_documents(text), docs)
     docs, text = edited(SOURCE, lambda d: d.pop(0))
-    assert same(load_documents(text), docs)
+    assert same_json(load_documents(text), docs)
     assert text.endswith("  validationActions: [Deny]\n")
 
 
@@ -173,14 +173,14 @@ def test_a_change_text_edits_cannot_make_goes_through_ruamel_round_trip():
     with pytest.raises(Unsupported):
         patch_text(source, old, docs)  # a key added to a flow mapping written over two lines
     text = roundtrip_dump(source, old, docs)
-    assert "# the params" in text and same(load_documents(text), docs)
+    assert "# the params" in text and same_json(load_documents(text), docs)
     assert update_source(source, docs) == text
 
 
 def test_an_empty_or_unreadable_source_falls_back_to_a_kubectl_ready_dump():
     docs = load_documents(SOURCE)
     assert update_source("", docs).startswith("apiVersion: admissionregistration.k8s.io/v1\n")
-    assert same(load_documents(update_source("a: [", docs)), docs)
+    assert same_json(load_documents(update_source("a: [", docs)), docs)
 
 
 def test_a_source_too_large_to_patch_quickly_is_kept_until_changed_then_dumped():
@@ -190,7 +190,7 @@ def test_a_source_too_large_to_patch_quickly_is_kept_until_changed_then_dumped()
     assert update_source(source, copy.deepcopy(docs)) == source
     docs[0]["spec"]["failurePolicy"] = "Ignore"
     text = update_source(source, docs)
-    assert not text.startswith("#") and same(load_documents(text), docs)
+    assert not text.startswith("#") and same_json(load_documents(text), docs)
 
 
 def corpus() -> list[Path]:
@@ -269,5 +269,5 @@ def test_every_example_manifest_round_trips_byte_identical_and_a_one_field_edit_
         holder = holder[key]
     holder[field[-1]] = holder[field[-1]] + "-edited"
     out = update_source(text, new)
-    assert same(load_documents(out), new)
+    assert same_json(load_documents(out), new)
     assert len(changed_lines(text, out)) == 2, changed_lines(text, out)

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policyeditor.engine import cel
-from policyeditor.engine.manifests.node_edits import same
+from policyeditor.engine.jsontypes import same_json
 
 _INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 _FLOATS = st.floats(allow_nan=False, allow_infinity=False)
@@ -28,7 +28,7 @@ JSON = st.recursive(
 def test_json_values_round_trip_exactly(value):
     result = cel.evaluate_expression("object", object=value)
     assert result.error is None
-    assert same(result.value, value)
+    assert same_json(result.value, value)
 
 
 @settings(max_examples=50, deadline=None)
@@ -37,7 +37,7 @@ def test_selected_fields_keep_their_types(value):
     key = sorted(value)[0]
     result = cel.evaluate_expression("object[oldObject]", object=value, old_object=key)
     assert result.error is None
-    assert same(result.value, value[key])
+    assert same_json(result.value, value[key])
 
 
 def test_integers_stay_integers_through_arithmetic():
